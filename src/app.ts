@@ -1,0 +1,80 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from './config.js';
+import { scoringContext } from './http/context.js';
+import { installErrorHandler, RequestError } from './http/errors.js';
+import { pathPastDepth } from './http/body-depth.js';
+import { healthRoutes, type Readiness } from './http/routes/health.js';
+import { scorePlanRoute } from './http/routes/score-plan.js';
+import { validatePlanRoute } from './http/routes/validate-plan.js';
+import { jsonPath } from './plan/violations.js';
+import type { ScoreSummary } from './scoring/score-groups.js';
+import { SCORER_VERSION } from './scoring/versions.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    scoreSummary?: ScoreSummary;
+  }
+}
+
+export interface App {
+  app: FastifyInstance;
+  readiness: Readiness;
+}
+
+export async function buildApp(config: Config): Promise<App> {
+  const app = Fastify({
+    logger: { level: config.LOG_LEVEL },
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    // One log line per request, written in onResponse below, instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandler(app);
+
+  const readiness: Readiness = { ready: false, reason: 'starting' };
+
+  app.addHook('preValidation', async (req) => {
+    const deep = pathPastDepth(req.body, config.MAX_BODY_DEPTH);
+    if (deep) {
+      throw new RequestError(`request body nests deeper than ${config.MAX_BODY_DEPTH} levels`, [
+        { path: jsonPath(deep), message: `nesting deeper than MAX_BODY_DEPTH=${config.MAX_BODY_DEPTH}` },
+      ]);
+    }
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const line = { method: req.method, url: req.url, status: reply.statusCode, latency_ms: Number(reply.elapsedTime.toFixed(2)) };
+    if (req.scoreSummary) req.log.info({ ...line, ...req.scoreSummary }, 'scored');
+    else if (req.url === '/health' || req.url === '/ready') req.log.debug(line, 'probe');
+    else req.log.info(line, 'request');
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Tutoring reward and verifier service',
+        version: SCORER_VERSION,
+        description:
+          'Verifiable rewards for RL post-training of tutoring planners (PersonalPlan Reward-Adaptive GRPO). ' +
+          'Every score comes with its components and reasons.',
+      },
+      tags: [
+        { name: 'PersonalPlan', description: 'Plan rewards for GRPO' },
+        { name: 'service', description: 'Liveness and readiness' },
+      ],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  const ctx = scoringContext(config);
+  await app.register(healthRoutes(readiness));
+  await app.register(scorePlanRoute(ctx));
+  await app.register(validatePlanRoute(ctx));
+  return { app, readiness };
+}

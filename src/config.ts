@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+const int = (def: number) => z.coerce.number().int().positive().default(def);
+
+// Every setting has a working default: `npm start` needs no environment at all.
+export const ConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BODY_LIMIT_BYTES: int(16 * 1024 * 1024),
+  MAX_BODY_DEPTH: int(64),
+  MAX_PLANS_PER_REQUEST: int(4096),
+  MAX_COMPLETION_BYTES: int(256 * 1024),
+  MAX_STEPS_PER_PLAN: int(1000),
+  MAX_PLAN_DEPTH: int(32),
+  LAMBDA_HARD: z.coerce.number().min(0).default(10),
+  SHUTDOWN_GRACE_MS: int(10_000),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  return parsed.data;
+}

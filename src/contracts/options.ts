@@ -1,0 +1,25 @@
+import { z } from 'zod';
+
+export const ScoringOptionsSchema = z
+  .object({
+    strict: z.boolean().optional().describe('Gate on every violation (MAP-PPL admission gate). Default false.'),
+    lambda_hard: z.number().min(0).max(1e6).optional().describe('λ_hard, the hard-gate penalty. Default from LAMBDA_HARD (10).'),
+    epsilon: z.number().gt(0).max(1).optional().describe('ε in the z-score and advantage denominators. Default 1e-6.'),
+    tau: z.number().min(0).max(1).optional().describe('τ: an axis whose group std is below τ gets z = 0. Default 1e-6.'),
+    ddof: z.union([z.literal(0), z.literal(1)]).optional().describe('Delta degrees of freedom of the std. Default 0.'),
+  })
+  .strict()
+  .meta({ id: 'ScoringOptions' });
+
+export const ResolvedOptionsSchema = z
+  .object({
+    strict: z.boolean(),
+    lambda_hard: z.number(),
+    epsilon: z.number(),
+    tau: z.number(),
+    ddof: z.union([z.literal(0), z.literal(1)]),
+  })
+  .meta({ id: 'ResolvedScoringOptions' });
+
+export type ScoringOptions = z.infer<typeof ScoringOptionsSchema>;
+export type ResolvedOptions = z.infer<typeof ResolvedOptionsSchema>;

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+// The canonical plan, after the documented field variants have been normalized (see plan/normalize.ts).
+// Unknown extra fields are allowed and ignored: planners add commentary fields freely.
+const id = z.string().min(1);
+
+export const AgentSchema = z.looseObject({
+  id,
+  role: z.string(),
+  goal: z.string().optional(),
+  backstory: z.string().optional(),
+  tools: z.array(z.string()),
+});
+
+export const SubtaskSchema = z.looseObject({
+  id,
+  name: z.string(),
+  objective: z.string().optional(),
+  agent: z.string().optional(),
+});
+
+export const StepSchema = z.looseObject({
+  id,
+  subtask: z.string(),
+  agent: z.string(),
+  instruction: z.string(),
+  expected_output: z.string().optional(),
+  tool: z.string().nullable().optional(),
+  depends_on: z.array(z.string()),
+  human_input: z.boolean().optional(),
+});
+
+// max_iterations is deliberately loose here: a loop without a positive integer bound is an
+// `unbounded_loop` violation with its own code, not a schema error.
+export const LoopSchema = z.looseObject({
+  id: z.string().optional(),
+  nodes: z.array(z.string()),
+  max_iterations: z.number().nullable().optional(),
+  exit_condition: z.string().optional(),
+});
+
+export const PlanSchema = z.looseObject({
+  agents: z.array(AgentSchema),
+  subtasks: z.array(SubtaskSchema),
+  steps: z.array(StepSchema),
+  execution_order: z.array(z.string()),
+  loops: z.array(LoopSchema).optional(),
+});
+
+export type Agent = z.infer<typeof AgentSchema>;
+export type Subtask = z.infer<typeof SubtaskSchema>;
+export type Step = z.infer<typeof StepSchema>;
+export type Loop = z.infer<typeof LoopSchema>;
+export type Plan = z.infer<typeof PlanSchema>;

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { PHASES } from './palette.js';
+import { VIOLATION_CODES } from '../plan/violations.js';
+
+// Response-side contracts shared by /score-plan and /validate-plan.
+const codes = Object.keys(VIOLATION_CODES) as [keyof typeof VIOLATION_CODES, ...(keyof typeof VIOLATION_CODES)[]];
+
+export const AxisVectorSchema = z
+  .object({ struct: z.number(), pers: z.number(), ped: z.number() })
+  .meta({ id: 'AxisVector', description: 'One number per soft axis: structural, personalization, pedagogy' });
+
+export const ViolationSchema = z
+  .object({
+    code: z.enum(codes),
+    severity: z.enum(['error', 'warning']),
+    path: z.string().describe('JSON path into the normalized plan, e.g. $.steps[3].tool'),
+    message: z.string(),
+    cycle: z.array(z.string()).optional().describe('For cycle: the steps of one cycle, first repeated at the end'),
+  })
+  .meta({ id: 'Violation' });
+
+export const NormalizationSchema = z
+  .object({
+    path: z.string(),
+    rule: z.enum(['unwrap_plan', 'field_alias', 'id_number_to_string', 'scalar_to_list', 'null_to_empty_list', 'missing_list_to_empty', 'empty_tool_to_null']),
+    detail: z.string(),
+  })
+  .meta({ id: 'Normalization' });
+
+export const GateSchema = z
+  .object({
+    failed: z.boolean(),
+    reasons: z.array(z.enum(codes)).describe('Violation codes that closed the gate'),
+    classes: z.array(z.enum(['schema', 'cycle', 'tool'])),
+    penalty: z.number().describe('R_hard: −λ_hard when failed, else 0'),
+  })
+  .meta({ id: 'Gate' });
+
+export const StructuralSchema = z
+  .object({
+    value: z.number(),
+    dag: z.number(),
+    dc: z.number(),
+    atr: z.number(),
+    step_tool_validity: z.number(),
+    agent_coverage: z.number(),
+    unused_agents: z.array(z.string()),
+  })
+  .meta({ id: 'StructuralReward' });
+
+const SignalRef = { id: z.string(), label: z.string(), sources: z.array(z.enum(['tag', 'skill', 'signal', 'text'])) };
+
+export const PersonalizationSchema = z
+  .object({
+    value: z.number(),
+    hits: z.array(z.object({ ...SignalRef, matched: z.array(z.string()) })),
+    misses: z.array(z.object(SignalRef)),
+    lexicon: z.string(),
+  })
+  .meta({ id: 'PersonalizationReward' });
+
+const PhaseSummarySchema = z.object({
+  detected: z.boolean(),
+  steps: z.array(z.string()),
+  positions: z.array(z.number()).describe('Normalized positions in execution_order, index / (length − 1)'),
+  first_position: z.number().nullable(),
+});
+
+export const PedagogySchema = z
+  .object({
+    value: z.number(),
+    phases: z.object(Object.fromEntries(PHASES.map((p) => [p, PhaseSummarySchema])) as Record<(typeof PHASES)[number], typeof PhaseSummarySchema>),
+    steps: z.array(
+      z.object({
+        step: z.string(),
+        phases: z.array(z.enum(PHASES)),
+        activation_without_human_input: z.literal(true).optional(),
+      }),
+    ),
+    version: z.string(),
+  })
+  .meta({ id: 'PedagogyReward' });
+
+export const ComponentsSchema = z
+  .object({ struct: StructuralSchema, pers: PersonalizationSchema.nullable(), ped: PedagogySchema })
+  .meta({ id: 'Components' });
+
+export const TopologySchema = z
+  .object({
+    steps: z.number(),
+    edges: z.number(),
+    edge_density: z.number().describe('edges / (steps·(steps−1)/2)'),
+    max_fan_in: z.number(),
+    max_fan_out: z.number(),
+    layer_width: z.number().nullable().describe('Widest topological generation; null when the graph has a cycle'),
+    critical_path: z.number().nullable().describe('Longest dependency chain, in steps'),
+    critical_path_ratio: z.number().nullable(),
+    inter_agent_edge_ratio: z.number(),
+  })
+  .meta({ id: 'Topology' });
+
+export const ProfileSignalSchema = z
+  .object({ ...SignalRef, phrases: z.array(z.string()) })
+  .meta({ id: 'ProfileSignal' });
+
+export const VersionsSchema = z
+  .object({ service: z.string(), lexicon: z.string(), phases: z.string() })
+  .meta({ id: 'Versions' });
+
+export const PaletteInfoSchema = z
+  .object({ source: z.enum(['default', 'request']), tools: z.array(z.string()) })
+  .meta({ id: 'PaletteInfo' });

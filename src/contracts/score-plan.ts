@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { EXAMPLE_SCORE_REQUEST } from './examples.js';
+import { ResolvedOptionsSchema, ScoringOptionsSchema } from './options.js';
+import { PaletteSchema } from './palette.js';
+import { ProfileSchema } from './profile.js';
+import {
+  AxisVectorSchema,
+  ComponentsSchema,
+  GateSchema,
+  NormalizationSchema,
+  PaletteInfoSchema,
+  ProfileSignalSchema,
+  TopologySchema,
+  VersionsSchema,
+  ViolationSchema,
+} from './results.js';
+
+// Anything is accepted as a completion: a plan that is not a string or object is gated as a parse error,
+// never a request error (a malformed plan inside a valid request is scored, not rejected).
+export const CompletionSchema = z.unknown().meta({
+  id: 'Completion',
+  description: 'The planner output: raw model text (bare JSON, a ```json fence, prose around it) or a plan object',
+  anyOf: [{ type: 'string' }, { type: 'object' }],
+});
+
+export const ScorePlanRequestSchema = z
+  .object({
+    groups: z
+      .array(
+        z.object({
+          id: z.string().max(200).optional().describe('Caller label for the rollout group, echoed back'),
+          query: z.string().max(65536).describe("The learner's question the plans answer"),
+          profile: ProfileSchema,
+          completions: z.array(CompletionSchema).min(1).describe('The g sampled plans of this rollout group'),
+        }),
+      )
+      .min(1)
+      .describe('Rollout groups; at most MAX_PLANS_PER_REQUEST completions in all'),
+    palette: PaletteSchema.optional(),
+    options: ScoringOptionsSchema.optional(),
+  })
+  .meta({ id: 'ScorePlanRequest', examples: [EXAMPLE_SCORE_REQUEST] });
+
+export type ScorePlanRequest = z.infer<typeof ScorePlanRequestSchema>;
+
+export const PlanScoreSchema = z
+  .object({
+    index: z.number().describe('Position of the completion in its group'),
+    reward: z.number().describe('R_i = Σ_k w_k z_ik + R_hard_i'),
+    advantage: z.number().describe('A_i = (R_i − μ_R) / (σ_R + ε) within the group'),
+    score: z.number().describe('0 if gated, else Σ_k w_k R_ik ∈ [0, 1]'),
+    gate: GateSchema,
+    raw: AxisVectorSchema.describe('Raw soft rewards R_ik (0 on every axis when the plan did not parse)'),
+    z: AxisVectorSchema.describe('Group z-scores z_ik'),
+    components: ComponentsSchema.nullable().describe('null when the plan did not parse into the schema'),
+    violations: z.array(ViolationSchema),
+    normalizations: z.array(NormalizationSchema),
+    topology: TopologySchema.nullable(),
+  })
+  .meta({ id: 'PlanScore' });
+
+export const GroupScoreSchema = z
+  .object({
+    index: z.number(),
+    id: z.string().nullable(),
+    size: z.number(),
+    gated: z.number(),
+    signals: z.array(ProfileSignalSchema).describe('C(I_p): the profile signals R_pers looks for'),
+    axis_mean: AxisVectorSchema,
+    axis_std: AxisVectorSchema,
+    reward_mean: z.number(),
+    reward_std: z.number(),
+    plans: z.array(PlanScoreSchema),
+  })
+  .meta({ id: 'GroupScore' });
+
+export const ScorePlanResponseSchema = z
+  .object({
+    groups: z.array(GroupScoreSchema),
+    weights: AxisVectorSchema.describe('w_k used to compose the soft axes'),
+    options: ResolvedOptionsSchema,
+    palette: PaletteInfoSchema,
+    versions: VersionsSchema,
+  })
+  .meta({ id: 'ScorePlanResponse' });
+
+export type ScorePlanResponse = z.infer<typeof ScorePlanResponseSchema>;
+export type PlanScore = z.infer<typeof PlanScoreSchema>;

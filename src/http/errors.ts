@@ -1,0 +1,43 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { ErrorResponse } from '../contracts/errors.js';
+import { jsonPath } from '../plan/violations.js';
+
+export class RequestError extends Error {
+  constructor(
+    message: string,
+    readonly issues: { path: string; message: string }[],
+  ) {
+    super(message);
+  }
+}
+
+/** Every client error is a 4xx with a JSON body naming the offending field; only our own bugs are 500s. */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | RequestError, request, reply) => {
+    if (err instanceof RequestError) {
+      return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: err.message, issues: err.issues } satisfies ErrorResponse);
+    }
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const issues = err.validation.map((v) => ({
+        path: jsonPath(v.instancePath.split('/').slice(1).filter((seg) => seg !== '').map((seg) => (/^\d+$/.test(seg) ? Number(seg) : seg))),
+        message: v.message ?? 'invalid',
+      }));
+      const where = issues[0] ? `${issues[0].path}: ${issues[0].message}` : 'invalid request';
+      return reply
+        .code(400)
+        .send({ statusCode: 400, error: 'Bad Request', message: `request ${err.validationContext ?? 'body'} is invalid — ${where}`, issues } satisfies ErrorResponse);
+    }
+    const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) request.log.error({ err }, 'unhandled error');
+    const body: ErrorResponse = {
+      statusCode: status,
+      error: status === 500 ? 'Internal Server Error' : (err.name === 'FastifyError' ? 'Bad Request' : err.name) || 'Bad Request',
+      message: status === 500 ? 'internal error' : err.message,
+    };
+    return reply.code(status).send(body);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `no route ${request.method} ${request.url}` } satisfies ErrorResponse),
+  );
+}

@@ -1,0 +1,182 @@
+// Technology and domain lexicon for profile signals (PersonalPlan §3.3, C(I_p)). Versioned: a change to any
+// entry changes which signals a profile yields, so it bumps LEXICON_VERSION and is reported with every score.
+//
+// `aliases` are matched anywhere in free text and plan text (case-insensitive, whole words; a space or hyphen
+// in an alias also matches "_", "-" or whitespace). `tagOnly` names are too ambiguous for free text ("go",
+// "c", "r") and only resolve a tag, skill or explicit signal to the entry.
+export const LEXICON_VERSION = 'tech-lexicon@1';
+
+export interface LexiconEntry {
+  id: string;
+  label: string;
+  category: 'language' | 'framework' | 'library' | 'tool' | 'database' | 'platform' | 'domain' | 'concept';
+  aliases: readonly string[];
+  tagOnly?: readonly string[];
+}
+
+const L = (id: string, label: string, aliases: string[], tagOnly?: string[]): LexiconEntry =>
+  tagOnly ? { id, label, category: 'language', aliases, tagOnly } : { id, label, category: 'language', aliases };
+const E = (category: LexiconEntry['category']) => (id: string, label: string, aliases: string[], tagOnly?: string[]): LexiconEntry =>
+  tagOnly ? { id, label, category, aliases, tagOnly } : { id, label, category, aliases };
+const F = E('framework');
+const B = E('library');
+const T = E('tool');
+const D = E('database');
+const P = E('platform');
+const M = E('domain');
+const C = E('concept');
+
+export const LEXICON: readonly LexiconEntry[] = [
+  // languages
+  L('python', 'Python', ['python', 'python3', 'python 3', 'py3', 'cpython']),
+  L('javascript', 'JavaScript', ['javascript', 'js', 'ecmascript', 'es6', 'es2015', 'vanilla js']),
+  L('typescript', 'TypeScript', ['typescript'], ['ts']),
+  L('java', 'Java', ['java', 'jdk', 'jvm']),
+  L('kotlin', 'Kotlin', ['kotlin']),
+  L('scala', 'Scala', ['scala']),
+  L('csharp', 'C#', ['c#', 'csharp', 'c sharp']),
+  L('cpp', 'C++', ['c++', 'cpp', 'cplusplus', 'c plus plus']),
+  L('c', 'C', ['c language', 'c programming', 'ansi c', 'c99', 'c11', 'c17'], ['c']),
+  L('objective-c', 'Objective-C', ['objective-c', 'objective c', 'objc', 'obj-c']),
+  L('swift', 'Swift', ['swift', 'swiftui']),
+  L('go', 'Go', ['golang', 'go language', 'go programming', 'go lang'], ['go']),
+  L('rust', 'Rust', ['rust', 'rustlang']),
+  L('ruby', 'Ruby', ['ruby']),
+  L('php', 'PHP', ['php']),
+  L('perl', 'Perl', ['perl']),
+  L('r', 'R', ['r language', 'r programming', 'rstudio', 'cran', 'tidyverse'], ['r']),
+  L('matlab', 'MATLAB', ['matlab', 'octave']),
+  L('julia', 'Julia', ['julia lang', 'julialang', 'julia language'], ['julia']),
+  L('haskell', 'Haskell', ['haskell', 'ghc']),
+  L('elixir', 'Elixir', ['elixir']),
+  L('erlang', 'Erlang', ['erlang']),
+  L('clojure', 'Clojure', ['clojure']),
+  L('lua', 'Lua', ['lua']),
+  L('dart', 'Dart', ['dart']),
+  L('sql', 'SQL', ['sql', 't-sql', 'tsql', 'pl/sql', 'plsql']),
+  L('bash', 'Shell scripting', ['bash', 'shell script', 'shell scripting', 'zsh', 'sh script']),
+  L('powershell', 'PowerShell', ['powershell']),
+  L('html', 'HTML', ['html', 'html5']),
+  L('css', 'CSS', ['css', 'css3', 'sass', 'scss']),
+  L('assembly', 'Assembly', ['assembly language', 'assembler', 'x86 assembly', 'asm']),
+  L('fortran', 'Fortran', ['fortran']),
+  L('vba', 'VBA', ['vba', 'visual basic', 'vb.net']),
+  L('solidity', 'Solidity', ['solidity']),
+  // frameworks and libraries
+  F('react', 'React', ['react', 'reactjs', 'react.js', 'jsx']),
+  F('react-native', 'React Native', ['react native', 'react-native']),
+  F('angular', 'Angular', ['angular', 'angularjs']),
+  F('vue', 'Vue', ['vue', 'vuejs', 'vue.js', 'nuxt']),
+  F('svelte', 'Svelte', ['svelte', 'sveltekit']),
+  F('nextjs', 'Next.js', ['next.js', 'nextjs']),
+  F('nodejs', 'Node.js', ['node.js', 'nodejs', 'node js'], ['node']),
+  F('express', 'Express', ['express.js', 'expressjs'], ['express']),
+  F('django', 'Django', ['django']),
+  F('flask', 'Flask', ['flask']),
+  F('fastapi', 'FastAPI', ['fastapi']),
+  F('spring', 'Spring', ['spring boot', 'spring-boot', 'spring framework', 'springboot'], ['spring']),
+  F('rails', 'Ruby on Rails', ['ruby on rails', 'rails']),
+  F('laravel', 'Laravel', ['laravel']),
+  F('aspnet', 'ASP.NET', ['asp.net', 'aspnet', 'asp.net core']),
+  F('dotnet', '.NET', ['.net', 'dotnet', '.net core', 'net core']),
+  F('flutter', 'Flutter', ['flutter']),
+  F('android', 'Android', ['android', 'android studio']),
+  F('ios', 'iOS', ['ios', 'xcode', 'uikit']),
+  F('qt', 'Qt', ['qt', 'pyqt', 'qml']),
+  F('unity', 'Unity', ['unity3d', 'unity engine'], ['unity']),
+  F('jquery', 'jQuery', ['jquery']),
+  F('bootstrap', 'Bootstrap', ['bootstrap css', 'twitter bootstrap'], ['bootstrap']),
+  F('tailwind', 'Tailwind CSS', ['tailwind', 'tailwindcss']),
+  F('redux', 'Redux', ['redux']),
+  F('graphql', 'GraphQL', ['graphql', 'apollo']),
+  B('numpy', 'NumPy', ['numpy']),
+  B('pandas', 'pandas', ['pandas', 'dataframe', 'dataframes']),
+  B('matplotlib', 'Matplotlib', ['matplotlib', 'pyplot', 'seaborn']),
+  B('scikit-learn', 'scikit-learn', ['scikit-learn', 'sklearn', 'scikit learn']),
+  B('tensorflow', 'TensorFlow', ['tensorflow', 'keras', 'tf.keras']),
+  B('pytorch', 'PyTorch', ['pytorch', 'torch']),
+  B('opencv', 'OpenCV', ['opencv', 'cv2']),
+  B('selenium', 'Selenium', ['selenium', 'webdriver']),
+  B('beautifulsoup', 'Beautiful Soup', ['beautifulsoup', 'beautiful soup', 'bs4']),
+  B('requests', 'Requests', ['python requests', 'requests library']),
+  B('sqlalchemy', 'SQLAlchemy', ['sqlalchemy']),
+  B('hibernate', 'Hibernate', ['hibernate', 'jpa']),
+  B('junit', 'JUnit', ['junit']),
+  B('pytest', 'pytest', ['pytest', 'unittest']),
+  B('jest', 'Jest', ['jest', 'vitest', 'mocha']),
+  B('stl', 'C++ STL', ['stl', 'standard template library']),
+  B('boost', 'Boost', ['boost library', 'boost c++'], ['boost']),
+  B('regex', 'Regular expressions', ['regex', 'regexp', 'regular expression', 'regular expressions']),
+  B('langchain', 'LangChain', ['langchain', 'llamaindex']),
+  B('huggingface', 'Hugging Face', ['hugging face', 'huggingface', 'transformers library']),
+  // tools and platforms
+  T('git', 'Git', ['git', 'github', 'gitlab', 'version control']),
+  T('docker', 'Docker', ['docker', 'dockerfile', 'containers', 'containerization', 'docker compose']),
+  T('kubernetes', 'Kubernetes', ['kubernetes', 'k8s', 'kubectl', 'helm']),
+  T('linux', 'Linux', ['linux', 'ubuntu', 'debian', 'unix']),
+  T('windows', 'Windows', ['windows', 'win32', 'winapi']),
+  T('macos', 'macOS', ['macos', 'os x', 'osx']),
+  T('vscode', 'VS Code', ['vs code', 'vscode', 'visual studio code']),
+  T('visual-studio', 'Visual Studio', ['visual studio']),
+  T('jupyter', 'Jupyter', ['jupyter', 'jupyter notebook', 'ipython']),
+  T('excel', 'Excel', ['excel', 'spreadsheet', 'spreadsheets']),
+  T('maven', 'Maven/Gradle', ['maven', 'gradle']),
+  T('npm', 'npm', ['npm', 'yarn', 'pnpm']),
+  T('webpack', 'Webpack', ['webpack', 'vite', 'babel']),
+  T('ci-cd', 'CI/CD', ['ci/cd', 'continuous integration', 'continuous delivery', 'github actions', 'jenkins']),
+  T('gdb', 'Debugger', ['gdb', 'debugger', 'breakpoints', 'breakpoint']),
+  P('aws', 'AWS', ['aws', 'amazon web services', 'ec2', 'lambda functions', 'aws lambda']),
+  P('azure', 'Azure', ['azure', 'microsoft azure']),
+  P('gcp', 'Google Cloud', ['gcp', 'google cloud', 'firebase', 'bigquery']),
+  P('heroku', 'Heroku', ['heroku', 'vercel', 'netlify']),
+  P('arduino', 'Arduino', ['arduino', 'raspberry pi', 'esp32', 'microcontroller', 'microcontrollers']),
+  // databases
+  D('postgresql', 'PostgreSQL', ['postgresql', 'postgres', 'psql', 'pgsql']),
+  D('mysql', 'MySQL', ['mysql', 'mariadb']),
+  D('sqlite', 'SQLite', ['sqlite', 'sqlite3']),
+  D('sql-server', 'SQL Server', ['sql server', 'mssql', 'sql-server']),
+  D('oracle', 'Oracle Database', ['oracle database', 'oracle db', 'oracle sql'], ['oracle']),
+  D('mongodb', 'MongoDB', ['mongodb', 'mongo', 'mongoose']),
+  D('redis', 'Redis', ['redis']),
+  D('elasticsearch', 'Elasticsearch', ['elasticsearch', 'elastic search', 'opensearch']),
+  D('cassandra', 'Cassandra', ['cassandra']),
+  D('dynamodb', 'DynamoDB', ['dynamodb']),
+  // domains
+  M('web-development', 'Web development', ['web development', 'web dev', 'web developer', 'frontend', 'front-end', 'backend', 'back-end', 'full stack', 'full-stack', 'web app', 'web apps', 'website', 'websites']),
+  M('mobile-development', 'Mobile development', ['mobile development', 'mobile app', 'mobile apps', 'app development']),
+  M('data-science', 'Data science', ['data science', 'data scientist', 'data analysis', 'data analytics', 'data analyst', 'data visualization', 'statistics']),
+  M('machine-learning', 'Machine learning', ['machine learning', 'ml', 'deep learning', 'neural network', 'neural networks', 'artificial intelligence', 'ai']),
+  M('nlp', 'Natural language processing', ['nlp', 'natural language processing', 'text mining', 'llm', 'llms', 'large language model', 'large language models']),
+  M('computer-vision', 'Computer vision', ['computer vision', 'image processing', 'image recognition']),
+  M('data-engineering', 'Data engineering', ['data engineering', 'etl', 'data pipeline', 'data pipelines', 'spark', 'pyspark', 'hadoop', 'airflow', 'kafka']),
+  M('devops', 'DevOps', ['devops', 'sre', 'infrastructure as code', 'terraform', 'ansible']),
+  M('cloud', 'Cloud computing', ['cloud computing', 'cloud', 'serverless']),
+  M('security', 'Security', ['security', 'cybersecurity', 'cyber security', 'authentication', 'encryption', 'cryptography', 'oauth', 'jwt']),
+  M('networking', 'Networking', ['networking', 'tcp/ip', 'tcp', 'udp', 'sockets', 'socket programming', 'http']),
+  M('game-development', 'Game development', ['game development', 'game dev', 'gamedev', 'game engine', 'unreal engine', 'godot', 'pygame']),
+  M('embedded', 'Embedded systems', ['embedded systems', 'embedded', 'firmware', 'rtos']),
+  M('databases', 'Databases', ['database', 'databases', 'dbms', 'sql queries', 'nosql', 'orm', 'schema design']),
+  M('testing', 'Software testing', ['unit testing', 'unit tests', 'test-driven development', 'tdd', 'integration testing', 'software testing']),
+  M('scientific-computing', 'Scientific computing', ['scientific computing', 'numerical methods', 'simulation', 'simulations', 'hpc', 'high performance computing']),
+  M('finance', 'Finance', ['finance', 'fintech', 'trading', 'accounting', 'banking']),
+  M('bioinformatics', 'Bioinformatics', ['bioinformatics', 'genomics', 'computational biology']),
+  M('education', 'Education', ['teaching', 'teacher', 'education', 'educator']),
+  M('automation', 'Automation and scripting', ['automation', 'automate', 'scripting', 'web scraping', 'scraping']),
+  M('ui-ux', 'UI/UX design', ['ui design', 'ux', 'ui/ux', 'user interface', 'user experience', 'gui']),
+  M('blockchain', 'Blockchain', ['blockchain', 'smart contract', 'smart contracts', 'ethereum', 'web3']),
+  // computer-science concepts
+  C('algorithms', 'Algorithms', ['algorithm', 'algorithms', 'sorting', 'dynamic programming', 'big-o', 'big o', 'time complexity', 'complexity analysis']),
+  C('data-structures', 'Data structures', ['data structure', 'data structures', 'linked list', 'linked lists', 'hash map', 'hash table', 'binary tree', 'trees', 'graphs', 'queue', 'stack data structure']),
+  C('oop', 'Object-oriented programming', ['object-oriented', 'object oriented', 'oop', 'inheritance', 'polymorphism', 'encapsulation']),
+  C('functional-programming', 'Functional programming', ['functional programming', 'higher-order functions', 'lambdas', 'immutability']),
+  C('recursion', 'Recursion', ['recursion', 'recursive']),
+  C('concurrency', 'Concurrency', ['concurrency', 'concurrent', 'multithreading', 'multi-threading', 'threads', 'threading', 'parallelism', 'parallel programming', 'async', 'asynchronous', 'async/await', 'promises', 'asyncio']),
+  C('memory-management', 'Memory management', ['memory management', 'pointers', 'pointer', 'garbage collection', 'memory leak', 'memory leaks', 'malloc']),
+  C('apis', 'APIs', ['api', 'apis', 'restful', 'rest api', 'endpoints', 'json api']),
+  C('design-patterns', 'Design patterns', ['design patterns', 'design pattern', 'mvc', 'singleton', 'dependency injection']),
+  C('debugging', 'Debugging', ['debugging', 'debug', 'stack trace', 'traceback', 'exceptions', 'exception handling', 'error handling']),
+  C('performance', 'Performance optimization', ['performance optimization', 'optimization', 'optimisation', 'profiling', 'latency']),
+  C('file-io', 'File I/O', ['file i/o', 'file io', 'file handling', 'reading files', 'csv', 'json parsing']),
+  C('compilers', 'Compilers', ['compiler', 'compilers', 'parsing', 'interpreter']),
+  C('operating-systems', 'Operating systems', ['operating system', 'operating systems', 'kernel', 'system calls']),
+];

@@ -1,0 +1,49 @@
+import type { Plan } from '../../contracts/plan.js';
+import { LEXICON_VERSION } from './lexicon.js';
+import { PhraseMatcher } from './matcher.js';
+import type { ProfileSignal, SignalSource } from './signals.js';
+
+export interface SignalHit {
+  id: string;
+  label: string;
+  sources: SignalSource[];
+  matched: string[];
+}
+
+export interface PersonalizationReward {
+  value: number;
+  hits: SignalHit[];
+  misses: Array<Omit<SignalHit, 'matched'>>;
+  lexicon: string;
+}
+
+/** Text(P): the agent, subtask and step text a learner-facing plan is judged on. */
+export function planText(plan: Plan): string {
+  const parts: string[] = [];
+  for (const a of plan.agents) parts.push(a.role, a.goal ?? '', a.backstory ?? '');
+  for (const s of plan.subtasks) parts.push(s.name, s.objective ?? '');
+  for (const s of plan.steps) parts.push(s.instruction, s.expected_output ?? '');
+  return parts.join('\n');
+}
+
+/** The signals of one rollout group compiled once and matched against each of its plans. */
+export class SignalCoverage {
+  private readonly matcher: PhraseMatcher;
+
+  constructor(readonly signals: readonly ProfileSignal[]) {
+    this.matcher = new PhraseMatcher(signals.flatMap((s) => s.phrases));
+  }
+
+  // PersonalPlan §3.3: R_pers = |{c ∈ C(I_p) : c present in Text(P)}| / max(1, |C(I_p)|)
+  score(plan: Plan): PersonalizationReward {
+    const found = this.matcher.scan(planText(plan));
+    const hits: SignalHit[] = [];
+    const misses: PersonalizationReward['misses'] = [];
+    for (const s of this.signals) {
+      const matched = s.phrases.filter((p) => found.has(p));
+      if (matched.length > 0) hits.push({ id: s.id, label: s.label, sources: s.sources, matched });
+      else misses.push({ id: s.id, label: s.label, sources: s.sources });
+    }
+    return { value: hits.length / Math.max(1, this.signals.length), hits, misses, lexicon: LEXICON_VERSION };
+  }
+}

@@ -1,0 +1,68 @@
+import type { Profile } from '../../contracts/profile.js';
+import { LEXICON, type LexiconEntry } from './lexicon.js';
+import { normalizePhrase, PhraseMatcher } from './matcher.js';
+
+// C(I_p), the profile's personalization signals (PersonalPlan §3.3): tags, skills, explicit signals, and the
+// lexicon's technology/domain terms found in the profile's free text. One signal per lexicon entry or
+// per distinct unknown phrase, whatever number of places named it.
+export type SignalSource = 'tag' | 'skill' | 'signal' | 'text';
+
+export interface ProfileSignal {
+  id: string;
+  label: string;
+  sources: SignalSource[];
+  /** Normalized phrases whose presence in Text(P) covers this signal. */
+  phrases: string[];
+}
+
+const byTextAlias = new Map<string, LexiconEntry>();
+const byTagKey = new Map<string, LexiconEntry>();
+for (const entry of LEXICON) {
+  for (const a of entry.aliases) byTextAlias.set(normalizePhrase(a), entry);
+  for (const k of [entry.id, entry.label, ...entry.aliases, ...(entry.tagOnly ?? [])]) byTagKey.set(normalizePhrase(k), entry);
+}
+const lexiconText = new PhraseMatcher(byTextAlias.keys());
+
+/** Tags and skills arrive as lists or strings: "python, django" / "python django" (Stack Overflow style). */
+function items(value: string | readonly string[] | undefined, splitOnSpace: boolean): string[] {
+  if (value === undefined) return [];
+  if (typeof value !== 'string') return [...value];
+  if (/[,;|\n]/.test(value)) return value.split(/[,;|\n]/);
+  return splitOnSpace ? value.split(/\s+/) : [value];
+}
+
+export function profileSignals(profile: Profile): ProfileSignal[] {
+  const out = new Map<string, ProfileSignal>();
+  const add = (key: string, label: string, phrases: string[], source: SignalSource) => {
+    const existing = out.get(key);
+    if (existing) {
+      if (!existing.sources.includes(source)) existing.sources.push(source);
+    } else out.set(key, { id: key, label, sources: [source], phrases });
+  };
+  const addNamed = (name: string, source: SignalSource) => {
+    const key = normalizePhrase(name);
+    if (key.length === 0) return;
+    const entry = byTagKey.get(key);
+    if (entry) add(entry.id, entry.label, entry.aliases.map(normalizePhrase), source);
+    else add(key, name.trim(), [key], source);
+  };
+  const addText = (text: string | readonly string[] | undefined) => {
+    if (text === undefined) return;
+    for (const phrase of lexiconText.scan(typeof text === 'string' ? text : text.join('\n'))) {
+      const entry = byTextAlias.get(phrase)!;
+      add(entry.id, entry.label, entry.aliases.map(normalizePhrase), 'text');
+    }
+  };
+
+  if (typeof profile === 'string') {
+    addText(profile);
+  } else {
+    for (const t of items(profile.tags, true)) addNamed(t, 'tag');
+    for (const s of items(profile.skills, false)) addNamed(s, 'skill');
+    for (const s of profile.signals ?? []) addNamed(s, 'signal');
+    addText(profile.about_me);
+    addText(profile.experience);
+    addText(profile.goals);
+  }
+  return [...out.values()];
+}
