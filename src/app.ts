@@ -38,10 +38,10 @@ export async function buildApp(config: Config): Promise<App> {
   const readiness: Readiness = { ready: false, reason: 'starting' };
 
   app.addHook('preValidation', async (req) => {
-    const deep = pathPastDepth(req.body, config.MAX_BODY_DEPTH);
+    const deep = pathPastDepth(req.body, config.MAX_JSON_DEPTH);
     if (deep) {
-      throw new RequestError(`request body nests deeper than ${config.MAX_BODY_DEPTH} levels`, [
-        { path: jsonPath(deep), message: `nesting deeper than MAX_BODY_DEPTH=${config.MAX_BODY_DEPTH}` },
+      throw new RequestError(`request body nests deeper than ${config.MAX_JSON_DEPTH} levels`, [
+        { path: jsonPath(deep), message: `nesting deeper than MAX_JSON_DEPTH=${config.MAX_JSON_DEPTH}` },
       ]);
     }
   });

@@ -8,11 +8,10 @@ export const ConfigSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: int(16 * 1024 * 1024),
-  MAX_BODY_DEPTH: int(64),
+  MAX_JSON_DEPTH: int(64),
   MAX_PLANS_PER_REQUEST: int(4096),
   MAX_COMPLETION_BYTES: int(256 * 1024),
   MAX_STEPS_PER_PLAN: int(1000),
-  MAX_PLAN_DEPTH: int(32),
   LAMBDA_HARD: z.coerce.number().min(0).default(10),
   SHUTDOWN_GRACE_MS: int(10_000),
 });

@@ -1,12 +1,14 @@
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
+import { scoringContext } from './http/context.js';
 import { selfCheck } from './scoring/self-check.js';
 
 const config = loadConfig();
 const { app, readiness } = await buildApp(config);
 await app.listen({ port: config.PORT, host: config.HOST });
 
-const check = selfCheck();
+const ctx = scoringContext(config);
+const check = selfCheck(ctx.planLimits, ctx.defaults);
 readiness.ready = check.ok;
 readiness.reason = check.ok ? 'ok' : `self-check failed: ${check.reason}`;
 app.log.info({ readiness, docs: '/docs' }, 'service started');

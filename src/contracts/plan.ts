@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
 // The canonical plan, after the documented field variants have been normalized (see plan/normalize.ts).
-// Unknown extra fields are allowed and ignored: planners add commentary fields freely.
+// Unknown extra fields are allowed and dropped: planners add commentary fields freely.
 const id = z.string().min(1);
 
-export const AgentSchema = z.looseObject({
+export const AgentSchema = z.object({
   id,
   role: z.string(),
   goal: z.string().optional(),
@@ -12,14 +12,14 @@ export const AgentSchema = z.looseObject({
   tools: z.array(z.string()),
 });
 
-export const SubtaskSchema = z.looseObject({
+export const SubtaskSchema = z.object({
   id,
   name: z.string(),
   objective: z.string().optional(),
   agent: z.string().optional(),
 });
 
-export const StepSchema = z.looseObject({
+export const StepSchema = z.object({
   id,
   subtask: z.string(),
   agent: z.string(),
@@ -32,14 +32,14 @@ export const StepSchema = z.looseObject({
 
 // max_iterations is deliberately loose here: a loop without a positive integer bound is an
 // `unbounded_loop` violation with its own code, not a schema error.
-export const LoopSchema = z.looseObject({
+export const LoopSchema = z.object({
   id: z.string().optional(),
   nodes: z.array(z.string()),
   max_iterations: z.number().nullable().optional(),
   exit_condition: z.string().optional(),
 });
 
-export const PlanSchema = z.looseObject({
+export const PlanSchema = z.object({
   agents: z.array(AgentSchema),
   subtasks: z.array(SubtaskSchema),
   steps: z.array(StepSchema),

@@ -14,7 +14,6 @@ export function scoringContext(config: Config): ScoringContext {
     planLimits: {
       maxCompletionBytes: config.MAX_COMPLETION_BYTES,
       maxStepsPerPlan: config.MAX_STEPS_PER_PLAN,
-      maxPlanDepth: config.MAX_PLAN_DEPTH,
     },
     requestLimits: { maxPlansPerRequest: config.MAX_PLANS_PER_REQUEST },
     defaults: { lambda_hard: config.LAMBDA_HARD },

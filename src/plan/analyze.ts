@@ -1,5 +1,5 @@
 import type { Agent, Plan, Step, Subtask } from '../contracts/plan.js';
-import { buildDependencyGraph, edgeKey, topology, type DependencyGraph, type Topology } from './graph.js';
+import { dependencyFacts, type DependencyFacts, type Topology } from './graph.js';
 import type { ResolvedPalette } from './palette.js';
 import { violation, type Violation } from './violations.js';
 
@@ -7,19 +7,19 @@ import { violation, type Violation } from './violations.js';
 export interface PlanAnalysis {
   plan: Plan;
   agents: ReadonlyMap<string, Agent>;
-  subtasks: ReadonlyMap<string, Subtask>;
   steps: ReadonlyMap<string, Step>;
-  dependencies: DependencyGraph;
+  dependencies: DependencyFacts;
   topology: Topology;
   violations: Violation[];
 }
 
 function indexById<T extends { id: string }>(items: readonly T[], kind: string, violations: Violation[]): Map<string, T> {
   const map = new Map<string, T>();
-  items.forEach((item, i) => {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
     if (map.has(item.id)) violations.push(violation('duplicate_id', `$.${kind}[${i}].id`, `${kind} id "${item.id}" is declared twice`));
     else map.set(item.id, item);
-  });
+  }
   return map;
 }
 
@@ -30,30 +30,35 @@ function isBound(n: number | null | undefined): n is number {
 export function analyzePlan(plan: Plan, palette: ResolvedPalette): PlanAnalysis {
   const violations: Violation[] = [];
   const agents = indexById(plan.agents, 'agents', violations);
-  const subtasks = indexById(plan.subtasks, 'subtasks', violations);
+  const subtasks: ReadonlyMap<string, Subtask> = indexById(plan.subtasks, 'subtasks', violations);
   const steps = indexById(plan.steps, 'steps', violations);
 
-  plan.agents.forEach((agent, i) => {
-    agent.tools.forEach((tool, j) => {
+  for (let i = 0; i < plan.agents.length; i++) {
+    const agent = plan.agents[i]!;
+    for (let j = 0; j < agent.tools.length; j++) {
+      const tool = agent.tools[j]!;
       if (!palette.tools.has(tool)) {
         violations.push(violation('agent_tool_not_in_palette', `$.agents[${i}].tools[${j}]`, `agent "${agent.id}" declares "${tool}", which is not in the palette`));
       }
-    });
-  });
-  plan.subtasks.forEach((subtask, i) => {
+    }
+  }
+  for (let i = 0; i < plan.subtasks.length; i++) {
+    const subtask = plan.subtasks[i]!;
     if (subtask.agent !== undefined && !agents.has(subtask.agent)) {
       violations.push(violation('unknown_agent', `$.subtasks[${i}].agent`, `subtask "${subtask.id}" names unknown agent "${subtask.agent}"`));
     }
-  });
-  plan.steps.forEach((step, i) => {
+  }
+  for (let i = 0; i < plan.steps.length; i++) {
+    const step = plan.steps[i]!;
     const agent = agents.get(step.agent);
     if (!agent) violations.push(violation('unknown_agent', `$.steps[${i}].agent`, `step "${step.id}" names unknown agent "${step.agent}"`));
     if (!subtasks.has(step.subtask)) {
       violations.push(violation('unknown_subtask', `$.steps[${i}].subtask`, `step "${step.id}" names unknown subtask "${step.subtask}"`));
     }
-    step.depends_on.forEach((dep, j) => {
+    for (let j = 0; j < step.depends_on.length; j++) {
+      const dep = step.depends_on[j]!;
       if (!steps.has(dep)) violations.push(violation('unknown_dependency', `$.steps[${i}].depends_on[${j}]`, `step "${step.id}" depends on unknown step "${dep}"`));
-    });
+    }
     if (step.tool) {
       if (!palette.tools.has(step.tool)) {
         violations.push(violation('tool_not_in_palette', `$.steps[${i}].tool`, `step "${step.id}" calls "${step.tool}", which is not in the palette`));
@@ -61,44 +66,53 @@ export function analyzePlan(plan: Plan, palette: ResolvedPalette): PlanAnalysis 
         violations.push(violation('tool_not_in_agent_tools', `$.steps[${i}].tool`, `step "${step.id}" calls "${step.tool}", which agent "${agent.id}" does not have`));
       }
     }
-  });
+  }
 
   const boundedLoops: Set<string>[] = [];
-  (plan.loops ?? []).forEach((loop, i) => {
+  const loops = plan.loops ?? [];
+  for (let i = 0; i < loops.length; i++) {
+    const loop = loops[i]!;
     const name = loop.id ?? `#${i}`;
-    loop.nodes.forEach((node, j) => {
+    for (let j = 0; j < loop.nodes.length; j++) {
+      const node = loop.nodes[j]!;
       if (!steps.has(node)) violations.push(violation('loop_unknown_node', `$.loops[${i}].nodes[${j}]`, `loop ${name} names unknown step "${node}"`));
-    });
+    }
     if (isBound(loop.max_iterations)) boundedLoops.push(new Set(loop.nodes));
     else violations.push(violation('unbounded_loop', `$.loops[${i}].max_iterations`, `loop ${name} has no positive integer max_iterations`));
-  });
-
-  const dependencies = buildDependencyGraph(plan, new Set(steps.keys()), boundedLoops);
-  const stepIndex = new Map(plan.steps.map((s, i) => [s, i]));
-  for (const cycle of dependencies.cycles) {
-    const i = stepIndex.get(steps.get(cycle[0]!)!)!;
-    violations.push(violation('cycle', `$.steps[${i}].depends_on`, `dependency cycle ${cycle.join(' → ')}`, cycle));
   }
 
   const position = new Map<string, number>();
-  plan.execution_order.forEach((id, k) => {
+  for (let k = 0; k < plan.execution_order.length; k++) {
+    const id = plan.execution_order[k]!;
     if (!steps.has(id)) violations.push(violation('unknown_order_step', `$.execution_order[${k}]`, `execution_order names unknown step "${id}"`));
     else if (!position.has(id)) position.set(id, k);
-  });
-  plan.steps.forEach((step, i) => {
+  }
+  const rank = new Map<string, number>();
+  const agentOf = new Map<string, string>();
+  let unordered = plan.execution_order.length;
+  for (const s of steps.values()) {
+    rank.set(s.id, position.get(s.id) ?? unordered++);
+    agentOf.set(s.id, s.agent);
+  }
+  const dependencies = dependencyFacts(plan, rank, boundedLoops, agentOf);
+  for (const cycle of dependencies.cycles) {
+    const i = plan.steps.indexOf(steps.get(cycle[0]!)!);
+    violations.push(violation('cycle', `$.steps[${i}].depends_on`, `dependency cycle ${cycle.join(' → ')}`, cycle));
+  }
+
+  for (let i = 0; i < plan.steps.length; i++) {
+    const step = plan.steps[i]!;
     if (steps.get(step.id) === step && !position.has(step.id)) {
       violations.push(violation('missing_from_order', `$.steps[${i}].id`, `step "${step.id}" is missing from execution_order`));
     }
-  });
-  dependencies.graph.forEachEdge((_e, _a, before, after) => {
-    if (dependencies.loopEdges.has(edgeKey(before, after))) return;
+  }
+  for (const [before, after] of dependencies.orderedEdges) {
     const pb = position.get(before);
     const pa = position.get(after);
     if (pb !== undefined && pa !== undefined && pb > pa) {
       violations.push(violation('order_before_prerequisite', `$.execution_order[${pa}]`, `"${after}" runs before its prerequisite "${before}"`));
     }
-  });
+  }
 
-  const agentOf = new Map([...steps.values()].map((s) => [s.id, s.agent]));
-  return { plan, agents, subtasks, steps, dependencies, topology: topology(dependencies, agentOf), violations };
+  return { plan, agents, steps, dependencies, topology: dependencies.topology, violations };
 }

@@ -64,23 +64,11 @@ export function extractPlanObject(completion: unknown): Extraction {
     if (end === -1) break;
     const v = tryParse(text.slice(from, end + 1));
     if (v) return { ok: true, value: v, source: 'embedded' };
-    from = text.indexOf('{', from + 1);
+    // Resume after the failed candidate, never inside it: an object nested in broken JSON is a fragment.
+    from = text.indexOf('{', end + 1);
   }
   return {
     ok: false,
     reason: text.includes('{') ? 'no candidate {...} in the completion is valid JSON' : 'the completion contains no JSON object',
   };
-}
-
-/** Nesting depth of a JSON value, iterative so hostile depth cannot overflow the stack; stops past `limit`. */
-export function jsonDepthExceeds(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (d > limit) return true;
-    const children = Array.isArray(v) ? v : Object.values(v);
-    for (const c of children) if (typeof c === 'object' && c !== null) stack.push([c, d + 1]);
-  }
-  return false;
 }

@@ -1,79 +1,17 @@
 import { DirectedGraph } from 'graphology';
 import { stronglyConnectedComponents } from 'graphology-components';
-import { hasCycle, topologicalGenerations } from 'graphology-dag';
+import { topologicalGenerations } from 'graphology-dag';
 import type { Plan } from '../contracts/plan.js';
 
-/** The `depends_on` graph: an edge prerequisite → dependent for every reference that resolves to a step. */
-export interface DependencyGraph {
-  graph: DirectedGraph;
+/** What the checks and rewards need from the `depends_on` graph (edges run prerequisite → dependent). */
+export interface DependencyFacts {
   declaredEdges: number;
   resolvedEdges: number;
+  /** Resolved edges except bounded loops' back edges, deduplicated: the ones execution_order must respect. */
+  orderedEdges: Array<[string, string]>;
   /** Cycles not covered by a declared bounded loop, one concrete cycle (first node repeated at the end) each. */
   cycles: string[][];
-  /** Edges inside a bounded loop's cycle: legitimate back edges, ignored for ordering and layering. */
-  loopEdges: Set<string>;
-}
-
-export const edgeKey = (from: string, to: string): string => `${from}\u0000${to}`;
-
-export function buildDependencyGraph(plan: Plan, stepIds: ReadonlySet<string>, boundedLoops: ReadonlyArray<ReadonlySet<string>>): DependencyGraph {
-  const graph = new DirectedGraph();
-  for (const id of stepIds) graph.mergeNode(id);
-  let declaredEdges = 0;
-  let resolvedEdges = 0;
-  for (const step of plan.steps) {
-    for (const dep of step.depends_on) {
-      declaredEdges++;
-      if (stepIds.has(dep)) {
-        resolvedEdges++;
-        graph.mergeEdge(dep, step.id);
-      }
-    }
-  }
-  const cycles: string[][] = [];
-  const loopEdges = new Set<string>();
-  if (hasCycle(graph)) {
-    const order = new Map([...stepIds].map((id, i) => [id, i]));
-    for (const component of stronglyConnectedComponents(graph)) {
-      if (component.length === 1 && !graph.hasEdge(component[0]!, component[0]!)) continue;
-      const members = new Set(component);
-      if (boundedLoops.some((loop) => component.every((n) => loop.has(n)))) {
-        graph.forEachEdge((_e, _a, source, target) => {
-          if (members.has(source) && members.has(target)) loopEdges.add(edgeKey(source, target));
-        });
-      } else {
-        const start = component.reduce((a, b) => (order.get(a)! <= order.get(b)! ? a : b));
-        cycles.push(findCycle(graph, start, members));
-      }
-    }
-    cycles.sort((a, b) => order.get(a[0]!)! - order.get(b[0]!)!);
-  }
-  return { graph, declaredEdges, resolvedEdges, cycles, loopEdges };
-}
-
-/** A concrete cycle through `start` inside its strongly connected component (iterative DFS). */
-function findCycle(graph: DirectedGraph, start: string, members: ReadonlySet<string>): string[] {
-  const parent = new Map<string, string>();
-  const stack = [start];
-  const seen = new Set([start]);
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    for (const next of graph.outNeighbors(node).sort()) {
-      if (!members.has(next)) continue;
-      if (next === start) {
-        const path = [start];
-        for (let n = node; n !== start; n = parent.get(n)!) path.splice(1, 0, n);
-        path.push(start);
-        return path;
-      }
-      if (!seen.has(next)) {
-        seen.add(next);
-        parent.set(next, node);
-        stack.push(next);
-      }
-    }
-  }
-  return [start, start];
+  topology: Topology;
 }
 
 /** PersonalPlan Table 4 topology metrics. */
@@ -89,42 +27,89 @@ export interface Topology {
   inter_agent_edge_ratio: number;
 }
 
-export function topology(dep: DependencyGraph, agentOf: ReadonlyMap<string, string>): Topology {
-  const { graph } = dep;
-  const n = graph.order;
-  const e = graph.size;
+// Scoring is synchronous, so one graph instance is reused for every plan: building a fresh graphology
+// instance per plan costs more than all the graph algorithms run on it.
+const scratch = new DirectedGraph();
+
+/**
+ * Builds the graph of `plan` in the shared instance and derives every fact from it before returning.
+ * `rank` orders the steps (execution_order position, then declaration order): inside a bounded loop, an
+ * edge to a step of lower or equal rank is the loop's back edge.
+ */
+export function dependencyFacts(
+  plan: Plan,
+  rank: ReadonlyMap<string, number>,
+  boundedLoops: ReadonlyArray<ReadonlySet<string>>,
+  agentOf: ReadonlyMap<string, string>,
+): DependencyFacts {
+  const graph = scratch;
+  graph.clear();
+  for (const id of rank.keys()) graph.addNode(id);
+  let declaredEdges = 0;
+  let resolvedEdges = 0;
+  for (const step of plan.steps) {
+    for (const dep of step.depends_on) {
+      declaredEdges++;
+      if (rank.has(dep)) {
+        resolvedEdges++;
+        graph.mergeEdge(dep, step.id);
+      }
+    }
+  }
+
+  // The common case, a DAG, costs one traversal: topologicalGenerations throws only on a cycle.
+  let generations = tryGenerations(graph);
+  const cycles: string[][] = [];
+  const loopEdges = new Set<string>();
+  if (generations === null) {
+    for (const component of stronglyConnectedComponents(graph)) {
+      if (component.length === 1 && !graph.hasEdge(component[0]!, component[0]!)) continue;
+      const members = new Set(component);
+      if (boundedLoops.some((loop) => component.every((n) => loop.has(n)))) {
+        graph.forEachEdge((edge, _attr, source, target) => {
+          if (members.has(source) && members.has(target) && rank.get(target)! <= rank.get(source)!) loopEdges.add(edge);
+        });
+      } else {
+        const start = component.reduce((a, b) => (rank.get(a)! <= rank.get(b)! ? a : b));
+        cycles.push(findCycle(graph, start, members));
+      }
+    }
+    cycles.sort((a, b) => rank.get(a[0]!)! - rank.get(b[0]!)!);
+  }
+
+  const orderedEdges: Array<[string, string]> = [];
   let maxIn = 0;
   let maxOut = 0;
+  let interAgent = 0;
   graph.forEachNode((node) => {
     maxIn = Math.max(maxIn, graph.inDegree(node));
     maxOut = Math.max(maxOut, graph.outDegree(node));
   });
-  let interAgent = 0;
-  graph.forEachEdge((_e, _a, source, target) => {
+  graph.forEachEdge((edge, _attr, source, target) => {
     if (agentOf.get(source) !== agentOf.get(target)) interAgent++;
+    if (!loopEdges.has(edge)) orderedEdges.push([source, target]);
   });
 
+  const n = graph.order;
+  const e = graph.size;
   let layerWidth: number | null = null;
   let critical: number | null = null;
-  if (dep.cycles.length === 0 && n > 0) {
-    let dag = graph;
-    if (dep.loopEdges.size > 0) {
-      dag = graph.copy();
-      for (const key of dep.loopEdges) {
-        const [s, t] = key.split('\u0000') as [string, string];
-        dag.dropEdge(s, t);
-      }
+  if (cycles.length === 0 && n > 0) {
+    if (generations === null) {
+      // Only bounded-loop cycles: layer the graph without their back edges.
+      for (const edge of loopEdges) graph.dropEdge(edge);
+      generations = topologicalGenerations(graph);
     }
-    const generations = topologicalGenerations(dag);
-    layerWidth = Math.max(...generations.map((g) => g.length));
+    layerWidth = 0;
+    critical = 0;
     // Longest chain, in steps, by dynamic programming over the generations (each is in topological order).
     const longest = new Map<string, number>();
-    critical = 0;
     for (const gen of generations) {
+      layerWidth = Math.max(layerWidth, gen.length);
       for (const node of gen) {
         let best = 0;
-        dag.forEachInNeighbor(node, (pred) => {
-          best = Math.max(best, longest.get(pred) ?? 0);
+        graph.forEachInNeighbor(node, (pred) => {
+          best = Math.max(best, longest.get(pred)!);
         });
         longest.set(node, best + 1);
         critical = Math.max(critical, best + 1);
@@ -132,14 +117,53 @@ export function topology(dep: DependencyGraph, agentOf: ReadonlyMap<string, stri
     }
   }
   return {
-    steps: n,
-    edges: e,
-    edge_density: n > 1 ? e / ((n * (n - 1)) / 2) : 0,
-    max_fan_in: maxIn,
-    max_fan_out: maxOut,
-    layer_width: layerWidth,
-    critical_path: critical,
-    critical_path_ratio: critical === null ? null : critical / n,
-    inter_agent_edge_ratio: e > 0 ? interAgent / e : 0,
+    declaredEdges,
+    resolvedEdges,
+    orderedEdges,
+    cycles,
+    topology: {
+      steps: n,
+      edges: e,
+      edge_density: n > 1 ? e / ((n * (n - 1)) / 2) : 0,
+      max_fan_in: maxIn,
+      max_fan_out: maxOut,
+      layer_width: layerWidth,
+      critical_path: critical,
+      critical_path_ratio: critical === null ? null : critical / n,
+      inter_agent_edge_ratio: e > 0 ? interAgent / e : 0,
+    },
   };
+}
+
+function tryGenerations(graph: DirectedGraph): string[][] | null {
+  try {
+    return topologicalGenerations(graph);
+  } catch {
+    return null;
+  }
+}
+
+/** A concrete cycle through `start` inside its strongly connected component (iterative DFS). */
+function findCycle(graph: DirectedGraph, start: string, members: ReadonlySet<string>): string[] {
+  const parent = new Map<string, string>();
+  const stack = [start];
+  const seen = new Set([start]);
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    for (const next of graph.outNeighbors(node).sort()) {
+      if (!members.has(next)) continue;
+      if (next === start) {
+        const path = [start];
+        for (let v = node; v !== start; v = parent.get(v)!) path.splice(1, 0, v);
+        path.push(start);
+        return path;
+      }
+      if (!seen.has(next)) {
+        seen.add(next);
+        parent.set(next, node);
+        stack.push(next);
+      }
+    }
+  }
+  return [start, start];
 }

@@ -1,5 +1,3 @@
-import { jsonPath } from './violations.js';
-
 // The documented field variants a planner may emit, each rewritten to the canonical plan and reported.
 // Anything not listed is left for schema validation to judge: no guessing beyond this table.
 export interface Normalization {
@@ -35,118 +33,127 @@ export const FIELD_ALIASES = {
   loop: { loop_id: 'id', steps: 'nodes', body: 'nodes', max_iters: 'max_iterations', max_iter: 'max_iterations' },
 } as const satisfies Record<string, Record<string, string>>;
 
+const ALIAS_ENTRIES = Object.fromEntries(Object.entries(FIELD_ALIASES).map(([k, table]) => [k, Object.entries(table)])) as {
+  [K in keyof typeof FIELD_ALIASES]: Array<[string, string]>;
+};
+
 /** Tool values that mean "no tool". */
 const NO_TOOL = new Set(['', 'none', 'null', 'n/a']);
 
 type Obj = Record<string, unknown>;
-type Path = PropertyKey[];
 
 function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+// Paths are only rendered when something is rewritten: the common, clean plan allocates nothing here.
 class Normalizer {
   readonly log: Normalization[] = [];
 
-  note(path: Path, rule: NormalizationRule, detail: string): void {
-    this.log.push({ path: jsonPath(path), rule, detail });
+  note(base: string, field: string | number, rule: NormalizationRule, detail: string): void {
+    this.log.push({ path: typeof field === 'number' ? `${base}[${field}]` : `${base}.${field}`, rule, detail });
   }
 
-  aliases(obj: Obj, table: Record<string, string>, path: Path): Obj {
-    let out = obj;
-    for (const [from, to] of Object.entries(table)) {
-      if (from in obj && !(to in obj)) {
-        if (out === obj) out = { ...obj };
-        out[to] = obj[from];
-        delete out[from];
-        this.note([...path, from], 'field_alias', `${from} → ${to}`);
+  aliases(obj: Obj, table: Array<[string, string]>, base: string): void {
+    for (const [from, to] of table) {
+      if (obj[from] !== undefined && obj[to] === undefined) {
+        obj[to] = obj[from];
+        delete obj[from];
+        this.note(base, from, 'field_alias', `${from} → ${to}`);
       }
     }
-    return out;
   }
 
-  idString(v: unknown, path: Path): unknown {
+  idField(obj: Obj, field: string, base: string): void {
+    const v = obj[field];
     if (typeof v === 'number' && Number.isFinite(v)) {
-      this.note(path, 'id_number_to_string', `${v} → "${v}"`);
-      return String(v);
+      obj[field] = String(v);
+      this.note(base, field, 'id_number_to_string', `${v} → "${v}"`);
     }
-    return v;
   }
 
-  idList(v: unknown, path: Path, field: string, missing: 'empty' | 'keep'): unknown {
-    if (v === undefined) {
-      if (missing === 'keep') return v;
-      this.note(path, 'missing_list_to_empty', `${field} absent → []`);
-      return [];
+  idList(obj: Obj, field: string, base: string, whenMissing: 'empty' | 'keep'): void {
+    const v = obj[field];
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const x: unknown = v[i];
+        if (typeof x === 'number' && Number.isFinite(x)) {
+          v[i] = String(x);
+          this.note(`${base}.${field}`, i, 'id_number_to_string', `${x} → "${x}"`);
+        }
+      }
+    } else if (v === undefined) {
+      if (whenMissing === 'empty') {
+        obj[field] = [];
+        this.note(base, field, 'missing_list_to_empty', `${field} absent → []`);
+      }
+    } else if (v === null) {
+      obj[field] = [];
+      this.note(base, field, 'null_to_empty_list', `${field}: null → []`);
+    } else if (typeof v === 'string' || typeof v === 'number') {
+      obj[field] = [String(v)];
+      this.note(base, field, 'scalar_to_list', `${field}: ${JSON.stringify(v)} → [${JSON.stringify(String(v))}]`);
     }
-    if (v === null) {
-      this.note(path, 'null_to_empty_list', `${field}: null → []`);
-      return [];
-    }
-    if (typeof v === 'string' || typeof v === 'number') {
-      this.note(path, 'scalar_to_list', `${field}: ${JSON.stringify(v)} → [${JSON.stringify(String(v))}]`);
-      return [String(v)];
-    }
-    if (Array.isArray(v)) return v.map((x, i) => this.idString(x, [...path, i]));
-    return v;
   }
 
-  each(list: unknown, path: Path, fn: (item: Obj, path: Path) => Obj): unknown {
-    if (!Array.isArray(list)) return list;
-    return list.map((item, i) => (isObj(item) ? fn(item, [...path, i]) : item));
+  each(list: unknown, base: string, fn: (item: Obj, path: string) => void): void {
+    if (!Array.isArray(list)) return;
+    for (let i = 0; i < list.length; i++) {
+      const item: unknown = list[i];
+      if (isObj(item)) fn(item, `${base}[${i}]`);
+    }
   }
 
-  agent = (a: Obj, path: Path): Obj => {
-    const o = { ...this.aliases(a, FIELD_ALIASES.agent, path) };
-    o.id = this.idString(o.id, [...path, 'id']);
-    o.tools = this.idList(o.tools, [...path, 'tools'], 'tools', 'empty');
-    return o;
+  agent = (a: Obj, path: string): void => {
+    this.aliases(a, ALIAS_ENTRIES.agent, path);
+    this.idField(a, 'id', path);
+    this.idList(a, 'tools', path, 'empty');
   };
 
-  subtask = (s: Obj, path: Path): Obj => {
-    const o = { ...this.aliases(s, FIELD_ALIASES.subtask, path) };
-    o.id = this.idString(o.id, [...path, 'id']);
-    if (o.agent !== undefined) o.agent = this.idString(o.agent, [...path, 'agent']);
-    return o;
+  subtask = (s: Obj, path: string): void => {
+    this.aliases(s, ALIAS_ENTRIES.subtask, path);
+    this.idField(s, 'id', path);
+    this.idField(s, 'agent', path);
   };
 
-  step = (s: Obj, path: Path): Obj => {
-    const o = { ...this.aliases(s, FIELD_ALIASES.step, path) };
-    o.id = this.idString(o.id, [...path, 'id']);
-    o.subtask = this.idString(o.subtask, [...path, 'subtask']);
-    o.agent = this.idString(o.agent, [...path, 'agent']);
-    o.depends_on = this.idList(o.depends_on, [...path, 'depends_on'], 'depends_on', 'empty');
-    if (typeof o.tool === 'string' && NO_TOOL.has(o.tool.trim().toLowerCase())) {
-      this.note([...path, 'tool'], 'empty_tool_to_null', `${JSON.stringify(o.tool)} → null`);
-      o.tool = null;
+  step = (s: Obj, path: string): void => {
+    this.aliases(s, ALIAS_ENTRIES.step, path);
+    this.idField(s, 'id', path);
+    this.idField(s, 'subtask', path);
+    this.idField(s, 'agent', path);
+    this.idList(s, 'depends_on', path, 'empty');
+    if (typeof s.tool === 'string' && NO_TOOL.has(s.tool.trim().toLowerCase())) {
+      this.note(path, 'tool', 'empty_tool_to_null', `${JSON.stringify(s.tool)} → null`);
+      s.tool = null;
     }
-    return o;
   };
 
-  loop = (l: Obj, path: Path): Obj => {
-    const o = { ...this.aliases(l, FIELD_ALIASES.loop, path) };
-    if (o.id !== undefined) o.id = this.idString(o.id, [...path, 'id']);
-    o.nodes = this.idList(o.nodes, [...path, 'nodes'], 'nodes', 'keep');
-    return o;
+  loop = (l: Obj, path: string): void => {
+    this.aliases(l, ALIAS_ENTRIES.loop, path);
+    this.idField(l, 'id', path);
+    this.idList(l, 'nodes', path, 'keep');
   };
 
   plan(raw: Obj): Obj {
-    let root = raw;
-    if (!('steps' in root) && !('agents' in root) && isObj(root.plan)) {
-      this.note(['plan'], 'unwrap_plan', '{ plan: {...} } → {...}');
-      root = root.plan;
+    let p = raw;
+    if (p.steps === undefined && p.agents === undefined && isObj(p.plan)) {
+      this.note('$', 'plan', 'unwrap_plan', '{ plan: {...} } → {...}');
+      p = p.plan;
     }
-    const p = { ...this.aliases(root, FIELD_ALIASES.plan, []) };
-    p.agents = this.each(p.agents, ['agents'], this.agent);
-    p.subtasks = this.each(p.subtasks, ['subtasks'], this.subtask);
-    p.steps = this.each(p.steps, ['steps'], this.step);
-    p.execution_order = this.idList(p.execution_order, ['execution_order'], 'execution_order', 'keep');
-    if (p.loops !== undefined) p.loops = this.each(p.loops, ['loops'], this.loop);
+    this.aliases(p, ALIAS_ENTRIES.plan, '$');
+    this.each(p.agents, '$.agents', this.agent);
+    this.each(p.subtasks, '$.subtasks', this.subtask);
+    this.each(p.steps, '$.steps', this.step);
+    this.idList(p, 'execution_order', '$', 'keep');
+    this.each(p.loops, '$.loops', this.loop);
     return p;
   }
 }
 
-/** Rewrites the documented variants without mutating the input. */
+/**
+ * Rewrites the documented variants in place and reports each. The caller owns `raw` (it was parsed for
+ * this request), so no copy is made.
+ */
 export function normalizePlan(raw: Record<string, unknown>): { plan: Record<string, unknown>; normalizations: Normalization[] } {
   const n = new Normalizer();
   const plan = n.plan(raw);

@@ -1,12 +1,11 @@
 import { PlanSchema, type Plan } from '../contracts/plan.js';
-import { extractPlanObject, jsonDepthExceeds } from './extract.js';
+import { extractPlanObject } from './extract.js';
 import { normalizePlan, type Normalization } from './normalize.js';
 import { jsonPath, violation, type Violation } from './violations.js';
 
 export interface PlanLimits {
   maxCompletionBytes: number;
   maxStepsPerPlan: number;
-  maxPlanDepth: number;
 }
 
 export type ParseOutcome =
@@ -29,9 +28,6 @@ export function parsePlan(completion: unknown, limits: PlanLimits): ParseOutcome
   }
   const extracted = extractPlanObject(completion);
   if (!extracted.ok) return fail([violation('parse_error', '$', extracted.reason)]);
-  if (extracted.source !== 'object' && jsonDepthExceeds(extracted.value, limits.maxPlanDepth)) {
-    return fail([violation('plan_too_large', '$', `plan JSON nests deeper than ${limits.maxPlanDepth} levels`)]);
-  }
 
   const { plan: normalized, normalizations } = normalizePlan(extracted.value);
   const steps = normalized.steps;

@@ -4,11 +4,9 @@ import { toolPhase, type ResolvedPalette } from '../../plan/palette.js';
 import { PHASE_CUES, PHASES_VERSION, SCORED_PHASES } from './phases.js';
 
 const ALL_PHASES = Object.keys(PHASE_CUES) as Phase[];
-// One scan per step text: a named group per phase tells which phase each cue belongs to.
-const CUES = new RegExp(
-  ALL_PHASES.map((p) => `(?<${p}>(?<![a-z0-9])(?:${PHASE_CUES[p].join('|')}))`).join('|'),
-  'gi',
-);
+const BIT = Object.fromEntries(ALL_PHASES.map((p, i) => [p, 1 << i])) as Record<Phase, number>;
+// One scan per step text over lowercased text: capture group i + 1 holds a cue of ALL_PHASES[i].
+const CUES = new RegExp(`\\b(?:${ALL_PHASES.map((p) => `(${PHASE_CUES[p].join('|')})`).join('|')})`, 'g');
 
 export interface StepPhases {
   step: string;
@@ -32,45 +30,54 @@ export interface PedagogyReward {
   version: string;
 }
 
-function stepPhases(step: Step, palette: ResolvedPalette): { phases: Set<Phase>; droppedActivation: boolean } {
-  const phases = new Set<Phase>();
-  const text = step.expected_output ? `${step.instruction}\n${step.expected_output}` : step.instruction;
-  for (const m of text.matchAll(CUES)) {
-    for (const p of ALL_PHASES) if (m.groups?.[p] !== undefined) phases.add(p);
+/** Phases a step exhibits, as a bit set over ALL_PHASES, before the human-input rule. */
+function cuedPhases(step: Step, palette: ResolvedPalette): number {
+  let bits = 0;
+  const text = (step.expected_output ? `${step.instruction}\n${step.expected_output}` : step.instruction).toLowerCase();
+  CUES.lastIndex = 0;
+  for (let m = CUES.exec(text); m !== null; m = CUES.exec(text)) {
+    for (let i = 0; i < ALL_PHASES.length; i++) {
+      if (m[i + 1] !== undefined) {
+        bits |= 1 << i;
+        break;
+      }
+    }
   }
   const viaTool = toolPhase(palette, step.tool);
-  if (viaTool) phases.add(viaTool);
-  // Activation probes the learner, so it needs the learner in the loop (PersonalPlan §3.3).
-  const droppedActivation = phases.has('activation') && step.human_input !== true;
-  if (droppedActivation) phases.delete('activation');
-  return { phases, droppedActivation };
+  return viaTool ? bits | BIT[viaTool] : bits;
 }
 
 // PersonalPlan §3.3: R_ped = |phases detected| / 4 over Merrill's Activation, Demonstration, Application, Integration
 export function pedagogyReward(plan: Plan, palette: ResolvedPalette): PedagogyReward {
   const order = new Map<string, number>();
-  plan.execution_order.forEach((id, i) => {
+  for (let i = 0; i < plan.execution_order.length; i++) {
+    const id = plan.execution_order[i]!;
     if (!order.has(id)) order.set(id, i);
-  });
+  }
   const span = Math.max(1, plan.execution_order.length - 1);
-  const phases = Object.fromEntries(
-    ALL_PHASES.map((p) => [p, { detected: false, steps: [], positions: [], first_position: null } as PhaseSummary]),
-  ) as Record<Phase, PhaseSummary>;
+  const phases = {} as Record<Phase, PhaseSummary>;
+  for (const p of ALL_PHASES) phases[p] = { detected: false, steps: [], positions: [], first_position: null };
   const steps: StepPhases[] = [];
 
   for (const step of plan.steps) {
-    const { phases: found, droppedActivation } = stepPhases(step, palette);
-    const labelled = ALL_PHASES.filter((p) => found.has(p));
-    const entry: StepPhases = { step: step.id, phases: labelled };
-    if (droppedActivation) entry.activation_without_human_input = true;
-    steps.push(entry);
+    let bits = cuedPhases(step, palette);
+    const entry: StepPhases = { step: step.id, phases: [] };
+    // Activation probes the learner, so it needs the learner in the loop (PersonalPlan §3.3).
+    if (bits & BIT.activation && step.human_input !== true) {
+      bits &= ~BIT.activation;
+      entry.activation_without_human_input = true;
+    }
     const pos = order.get(step.id);
-    for (const p of labelled) {
+    for (let i = 0; i < ALL_PHASES.length; i++) {
+      if (!(bits & (1 << i))) continue;
+      const p = ALL_PHASES[i]!;
+      entry.phases.push(p);
       const summary = phases[p];
       summary.detected = true;
       summary.steps.push(step.id);
       if (pos !== undefined) summary.positions.push(pos / span);
     }
+    steps.push(entry);
   }
   for (const p of ALL_PHASES) {
     const s = phases[p];

@@ -17,13 +17,13 @@ export interface PersonalizationReward {
   lexicon: string;
 }
 
-/** Text(P): the agent, subtask and step text a learner-facing plan is judged on. */
+/** Text(P): the agent, subtask and step text a learner-facing plan is judged on, lowercased. */
 export function planText(plan: Plan): string {
-  const parts: string[] = [];
-  for (const a of plan.agents) parts.push(a.role, a.goal ?? '', a.backstory ?? '');
-  for (const s of plan.subtasks) parts.push(s.name, s.objective ?? '');
-  for (const s of plan.steps) parts.push(s.instruction, s.expected_output ?? '');
-  return parts.join('\n');
+  let text = '';
+  for (const a of plan.agents) text += `${a.role}\n${a.goal ?? ''}\n${a.backstory ?? ''}\n`;
+  for (const s of plan.subtasks) text += `${s.name}\n${s.objective ?? ''}\n`;
+  for (const s of plan.steps) text += `${s.instruction}\n${s.expected_output ?? ''}\n`;
+  return text.toLowerCase();
 }
 
 /** The signals of one rollout group compiled once and matched against each of its plans. */

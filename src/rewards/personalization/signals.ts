@@ -48,7 +48,7 @@ export function profileSignals(profile: Profile): ProfileSignal[] {
   };
   const addText = (text: string | readonly string[] | undefined) => {
     if (text === undefined) return;
-    for (const phrase of lexiconText.scan(typeof text === 'string' ? text : text.join('\n'))) {
+    for (const phrase of lexiconText.scan((typeof text === 'string' ? text : text.join('\n')).toLowerCase())) {
       const entry = byTextAlias.get(phrase)!;
       add(entry.id, entry.label, entry.aliases.map(normalizePhrase), 'text');
     }

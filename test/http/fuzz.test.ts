@@ -1,0 +1,42 @@
+import fc from 'fast-check';
+import t from 'tap';
+import { testApp } from '../support/app.js';
+import { completionText, mutatedPlan } from '../support/arbitraries.js';
+
+const app = await testApp({ MAX_COMPLETION_BYTES: 4096, MAX_STEPS_PER_PLAN: 50, BODY_LIMIT_BYTES: 1 << 20 });
+t.teardown(() => app.close());
+
+const inject = (payload: string, url = '/score-plan') =>
+  app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json' } });
+
+t.test('mutated plans, as objects or as text, are scored (200), never a 5xx', async (t) => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(fc.oneof(mutatedPlan, completionText), { minLength: 1, maxLength: 8 }), async (completions) => {
+      const res = await inject(JSON.stringify({ groups: [{ query: 'q', profile: { tags: ['python'] }, completions }] }));
+      return res.statusCode === 200 && res.json().groups[0].plans.length === completions.length;
+    }),
+    { numRuns: 150 },
+  );
+  t.pass('property held');
+});
+
+t.test('random bodies and random bytes never produce a 5xx', async (t) => {
+  const body = fc.oneof(
+    fc.jsonValue({ maxDepth: 6 }).map((v) => JSON.stringify(v)),
+    fc.record({ groups: fc.array(fc.record({ query: fc.jsonValue(), profile: fc.jsonValue(), completions: fc.array(fc.jsonValue()) }, { requiredKeys: [] })), options: fc.jsonValue() }, { requiredKeys: [] }).map((v) =>
+      JSON.stringify(v),
+    ),
+    fc.string({ unit: 'binary', maxLength: 500 }),
+    fc.uint8Array({ maxLength: 500 }).map((b) => Buffer.from(b).toString('latin1')),
+  );
+  await fc.assert(
+    fc.asyncProperty(body, fc.constantFrom('/score-plan', '/validate-plan'), async (payload, url) => {
+      const res = await inject(payload, url);
+      if (res.statusCode >= 500) return false;
+      // Every rejection explains itself.
+      return res.statusCode < 400 || typeof res.json<{ message: unknown }>().message === 'string';
+    }),
+    { numRuns: 300 },
+  );
+  t.pass('property held');
+});

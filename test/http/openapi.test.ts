@@ -1,0 +1,12 @@
+import { readFile } from 'node:fs/promises';
+import t from 'tap';
+import { openApiDocument } from '../../src/http/openapi.js';
+
+t.test('the committed openapi/openapi.json is what the route schemas generate (run `npm run openapi`)', async (t) => {
+  const committed = await readFile(new URL('../../openapi/openapi.json', import.meta.url), 'utf8');
+  const generated = await openApiDocument();
+  t.equal(generated, committed);
+  const doc = JSON.parse(generated);
+  t.same(Object.keys(doc.paths).sort(), ['/health', '/ready', '/score-plan', '/validate-plan']);
+  t.ok(doc.components.schemas.ScorePlanRequest.examples.length > 0, 'Swagger UI has a request to try');
+});

@@ -1,0 +1,125 @@
+import t from 'tap';
+import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY, EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
+import type { ScorePlanResponse } from '../../src/contracts/score-plan.js';
+import { testApp } from '../support/app.js';
+
+const app = await testApp({ MAX_PLANS_PER_REQUEST: 20, MAX_COMPLETION_BYTES: 20_000, MAX_STEPS_PER_PLAN: 12, BODY_LIMIT_BYTES: 200_000, MAX_JSON_DEPTH: 20 });
+t.teardown(() => app.close());
+
+const post = (payload: unknown) => app.inject({ method: 'POST', url: '/score-plan', payload: payload as object });
+const group = (completions: unknown[]) => ({ groups: [{ query: EXAMPLE_QUERY, profile: EXAMPLE_PROFILE, completions }] });
+
+t.test('the example request: clean plan first, cycle and truncated text gated with reasons', async (t) => {
+  const res = await post(EXAMPLE_SCORE_REQUEST);
+  t.equal(res.statusCode, 200);
+  const body = res.json<ScorePlanResponse>();
+  const [clean, cyclic, broken] = body.groups[0]!.plans;
+  t.same(clean!.gate, { failed: false, reasons: [], classes: [], penalty: 0 });
+  t.same(cyclic!.gate.reasons, ['cycle']);
+  t.same(cyclic!.violations.find((v) => v.code === 'cycle')?.cycle, ['st1', 'st2', 'st3', 'st4', 'st5', 'st6', 'st8', 'st9', 'st10', 'st1']);
+  t.same(broken!.gate.reasons, ['parse_error']);
+  t.equal(broken!.components, null);
+  t.same(broken!.raw, { struct: 0, pers: 0, ped: 0 });
+  t.ok(clean!.reward > cyclic!.reward && cyclic!.reward > broken!.reward);
+  t.ok(clean!.advantage > 0 && broken!.advantage < 0);
+  t.equal(clean!.components?.ped.value, 1);
+  t.ok(Math.abs(clean!.score - (1 + clean!.raw.pers + 1) / 3) < 1e-12);
+  t.same(body.weights, { struct: 1 / 3, pers: 1 / 3, ped: 1 / 3 });
+  t.same(body.options, { strict: false, lambda_hard: 10, epsilon: 1e-6, tau: 1e-6, ddof: 0 });
+  t.same(body.palette.source, 'default');
+  t.equal(body.palette.tools.length, 8);
+  t.equal(body.groups[0]!.id, 'prompt-0');
+  t.equal(body.groups[0]!.gated, 2);
+  t.ok(body.groups[0]!.signals.some((s) => s.id === 'pandas'));
+});
+
+t.test('options are applied and echoed', async (t) => {
+  const res = await post({ ...group([EXAMPLE_PLAN, { ...EXAMPLE_PLAN, execution_order: [...EXAMPLE_PLAN.execution_order].reverse() }]), options: { strict: true, lambda_hard: 3, ddof: 1, epsilon: 1e-4, tau: 0 } });
+  t.equal(res.statusCode, 200);
+  const body = res.json<ScorePlanResponse>();
+  t.same(body.options, { strict: true, lambda_hard: 3, epsilon: 1e-4, tau: 0, ddof: 1 });
+  const reversed = body.groups[0]!.plans[1]!;
+  t.same(reversed.gate.reasons, ['order_before_prerequisite'], 'strict gates ordering violations');
+  t.equal(reversed.gate.penalty, -3);
+});
+
+t.test('a request palette replaces the default one', async (t) => {
+  const res = await post({ ...group([EXAMPLE_PLAN]), palette: ['CodeInterpreterTool', { name: 'FileWriterTool', description: 'writes' }] });
+  const plan = res.json<ScorePlanResponse>().groups[0]!.plans[0]!;
+  t.same(res.json<ScorePlanResponse>().palette, { source: 'request', tools: ['CodeInterpreterTool', 'FileWriterTool'] });
+  t.ok(plan.gate.reasons.includes('tool_not_in_palette'));
+});
+
+t.test('free-text profile and object completions with normalizations', async (t) => {
+  const variant = { ...EXAMPLE_PLAN, steps: EXAMPLE_PLAN.steps.map(({ depends_on, ...s }) => ({ ...s, dependencies: depends_on })) };
+  const res = await post({ groups: [{ query: 'q', profile: 'Analyst who knows SQL and wants to learn pandas', completions: [variant] }] });
+  const plan = res.json<ScorePlanResponse>().groups[0]!.plans[0]!;
+  t.equal(plan.gate.failed, false);
+  t.equal(plan.normalizations.length, 10);
+  t.same(plan.normalizations[0], { path: '$.steps[0].dependencies', rule: 'field_alias', detail: 'dependencies → depends_on' });
+  t.same(plan.components?.pers?.hits.map((h) => h.id), ['sql', 'pandas']);
+});
+
+t.test('plan limits gate the plan, never the request', async (t) => {
+  const big = { ...EXAMPLE_PLAN, steps: [...EXAMPLE_PLAN.steps, ...EXAMPLE_PLAN.steps.slice(0, 3).map((s) => ({ ...s, id: `${s.id}x` }))] };
+  const res = await post(group([JSON.stringify(EXAMPLE_PLAN) + ' '.repeat(20_001), big, 42, null, ['a'], EXAMPLE_PLAN]));
+  t.equal(res.statusCode, 200);
+  const plans = res.json<ScorePlanResponse>().groups[0]!.plans;
+  t.same(plans.map((p) => p.gate.reasons), [['plan_too_large'], ['plan_too_large'], ['parse_error'], ['parse_error'], ['parse_error'], []]);
+  t.match(plans[0]!.violations[0]!.message, /over the 20000-byte limit/);
+  t.match(plans[1]!.violations[0]!, { path: '$.steps', message: /13 steps, over the 12-step limit/ });
+});
+
+t.test('schema-invalid plans are gated with the field path', async (t) => {
+  const res = await post(group([{ ...EXAMPLE_PLAN, agents: [{ id: 'x' }] }, { steps: 'none' }]));
+  const plans = res.json<ScorePlanResponse>().groups[0]!.plans;
+  t.same(plans[0]!.gate.reasons, ['schema_invalid']);
+  t.same(plans[0]!.violations.map((v) => v.path), ['$.agents[0].role']);
+  t.same(plans[1]!.violations.map((v) => v.path), ['$.agents', '$.subtasks', '$.steps', '$.execution_order']);
+});
+
+t.test('request-envelope errors are 400s naming the field', async (t) => {
+  const cases: Array<[unknown, string]> = [
+    [{}, '$.groups'],
+    [{ groups: [] }, '$.groups'],
+    [{ groups: [{ query: 'q', profile: {}, completions: [] }] }, '$.groups[0].completions'],
+    [{ groups: [{ query: 1, profile: {}, completions: ['x'] }] }, '$.groups[0].query'],
+    [{ groups: [{ query: 'q', profile: 7, completions: ['x'] }] }, '$.groups[0].profile'],
+    [{ groups: [{ query: 'q', profile: { tags: [1] }, completions: ['x'] }] }, '$.groups[0].profile'],
+    [{ ...group(['x']), options: { ddof: 2 } }, '$.options.ddof'],
+    [{ ...group(['x']), options: { epsilon: 0 } }, '$.options.epsilon'],
+    [{ ...group(['x']), options: { lambda: 1 } }, '$.options'],
+    [{ ...group(['x']), palette: [] }, '$.palette'],
+    [{ ...group(['x']), palette: [{ name: 'T', phase: 'nap' }] }, '$.palette[0]'],
+    [{ groups: Array.from({ length: 3 }, () => group(Array(7).fill('x')).groups[0]) }, '$.groups'],
+  ];
+  for (const [payload, path] of cases) {
+    const res = await post(payload);
+    t.equal(res.statusCode, 400, JSON.stringify(payload).slice(0, 80));
+    const body = res.json<{ issues: { path: string }[]; message: string }>();
+    t.ok(body.issues.some((i) => i.path.startsWith(path)), `${path} in ${JSON.stringify(body.issues)}`);
+  }
+});
+
+t.test('malformed bodies: invalid JSON, wrong content type, too large, too deep', async (t) => {
+  const bad = await app.inject({ method: 'POST', url: '/score-plan', payload: '{"groups": [', headers: { 'content-type': 'application/json' } });
+  t.equal(bad.statusCode, 400);
+  const text = await app.inject({ method: 'POST', url: '/score-plan', payload: 'groups', headers: { 'content-type': 'text/plain' } });
+  t.equal(text.statusCode, 400);
+  const xml = await app.inject({ method: 'POST', url: '/score-plan', payload: '<groups/>', headers: { 'content-type': 'application/xml' } });
+  t.equal(xml.statusCode, 415);
+  const large = await post(group(['x'.repeat(210_000)]));
+  t.equal(large.statusCode, 413);
+  let deep: unknown = 'x';
+  for (let i = 0; i < 30; i++) deep = { d: deep };
+  const tooDeep = await post(group([deep]));
+  t.equal(tooDeep.statusCode, 400);
+  t.match(tooDeep.json(), { issues: [{ path: /^\$\.groups\[0\]\.completions\[0\](\.d)+$/ }] });
+  for (const r of [bad, text, xml, large, tooDeep]) t.match(r.json(), { statusCode: Number, error: String, message: String });
+});
+
+t.test('unknown routes are JSON 404s', async (t) => {
+  const res = await app.inject({ method: 'GET', url: '/nope' });
+  t.equal(res.statusCode, 404);
+  t.match(res.json(), { error: 'Not Found' });
+});

@@ -1,0 +1,40 @@
+import t from 'tap';
+import { EXAMPLE_PLAN, EXAMPLE_PROFILE } from '../../src/contracts/examples.js';
+import type { ValidatePlanResponse } from '../../src/contracts/validate-plan.js';
+import { testApp } from '../support/app.js';
+
+const app = await testApp();
+t.teardown(() => app.close());
+const post = (payload: unknown) => app.inject({ method: 'POST', url: '/validate-plan', payload: payload as object });
+
+t.test('one plan: violations, raw components, topology, no group terms', async (t) => {
+  const res = await post({ plan: EXAMPLE_PLAN, profile: EXAMPLE_PROFILE });
+  t.equal(res.statusCode, 200);
+  const body = res.json<ValidatePlanResponse>();
+  t.equal(body.parsed, true);
+  t.same(body.violations, []);
+  t.equal(body.raw.struct, 1);
+  t.equal(body.raw.ped, 1);
+  t.ok(body.raw.pers > 0 && body.raw.pers < 1);
+  t.match(body.topology, { steps: 10, edges: 10, critical_path: 9 });
+  t.ok(body.signals.length > 0);
+  t.notOk('advantage' in body);
+});
+
+t.test('without a profile, personalization is not computed', async (t) => {
+  const body = (await post({ plan: JSON.stringify(EXAMPLE_PLAN) })).json<ValidatePlanResponse>();
+  t.equal(body.components?.pers, null);
+  t.equal(body.raw.pers, 0);
+  t.same(body.signals, []);
+});
+
+t.test('a broken plan is a 200 with the gate reason; a missing plan field is a 400', async (t) => {
+  const res = await post({ plan: '{"agents": [' });
+  t.equal(res.statusCode, 200);
+  t.match(res.json(), { parsed: false, gate: { failed: true, reasons: ['parse_error'] }, components: null, score: 0 });
+  const strict = await post({ plan: { ...EXAMPLE_PLAN, execution_order: EXAMPLE_PLAN.execution_order.slice(1) }, options: { strict: true } });
+  t.match(strict.json(), { gate: { failed: true, reasons: ['missing_from_order'] } });
+  const missing = await post({ profile: 'x' });
+  t.equal(missing.statusCode, 400);
+  t.match(missing.json(), { issues: [{ path: '$.plan' }] });
+});
