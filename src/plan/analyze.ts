@@ -8,6 +8,8 @@ export interface PlanAnalysis {
   plan: Plan;
   agents: ReadonlyMap<string, Agent>;
   steps: ReadonlyMap<string, Step>;
+  /** Position in execution_order; steps missing from it follow, in declaration order. */
+  rank: ReadonlyMap<string, number>;
   dependencies: DependencyFacts;
   topology: Topology;
   violations: Violation[];
@@ -81,38 +83,35 @@ export function analyzePlan(plan: Plan, palette: ResolvedPalette): PlanAnalysis 
     else violations.push(violation('unbounded_loop', `$.loops[${i}].max_iterations`, `loop ${name} has no positive integer max_iterations`));
   }
 
-  const position = new Map<string, number>();
-  for (let k = 0; k < plan.execution_order.length; k++) {
+  // rank: a step's first position in execution_order; steps missing from it rank after all that are in it.
+  const rank = new Map<string, number>();
+  const ordered = plan.execution_order.length;
+  for (let k = 0; k < ordered; k++) {
     const id = plan.execution_order[k]!;
     if (!steps.has(id)) violations.push(violation('unknown_order_step', `$.execution_order[${k}]`, `execution_order names unknown step "${id}"`));
-    else if (!position.has(id)) position.set(id, k);
+    else if (!rank.has(id)) rank.set(id, k);
   }
-  const rank = new Map<string, number>();
-  const agentOf = new Map<string, string>();
-  let unordered = plan.execution_order.length;
-  for (const s of steps.values()) {
-    rank.set(s.id, position.get(s.id) ?? unordered++);
-    agentOf.set(s.id, s.agent);
+  let unordered = ordered;
+  for (let i = 0; i < plan.steps.length; i++) {
+    const step = plan.steps[i]!;
+    if (steps.get(step.id) === step && !rank.has(step.id)) {
+      violations.push(violation('missing_from_order', `$.steps[${i}].id`, `step "${step.id}" is missing from execution_order`));
+      rank.set(step.id, unordered++);
+    }
   }
-  const dependencies = dependencyFacts(plan, rank, boundedLoops, agentOf);
+
+  const dependencies = dependencyFacts(plan, rank, boundedLoops, steps);
   for (const cycle of dependencies.cycles) {
     const i = plan.steps.indexOf(steps.get(cycle[0]!)!);
     violations.push(violation('cycle', `$.steps[${i}].depends_on`, `dependency cycle ${cycle.join(' → ')}`, cycle));
   }
-
-  for (let i = 0; i < plan.steps.length; i++) {
-    const step = plan.steps[i]!;
-    if (steps.get(step.id) === step && !position.has(step.id)) {
-      violations.push(violation('missing_from_order', `$.steps[${i}].id`, `step "${step.id}" is missing from execution_order`));
-    }
-  }
   for (const [before, after] of dependencies.orderedEdges) {
-    const pb = position.get(before);
-    const pa = position.get(after);
-    if (pb !== undefined && pa !== undefined && pb > pa) {
+    const pb = rank.get(before)!;
+    const pa = rank.get(after)!;
+    if (pb > pa && pb < ordered && pa < ordered) {
       violations.push(violation('order_before_prerequisite', `$.execution_order[${pa}]`, `"${after}" runs before its prerequisite "${before}"`));
     }
   }
 
-  return { plan, agents, steps, dependencies, topology: dependencies.topology, violations };
+  return { plan, agents, steps, rank, dependencies, topology: dependencies.topology, violations };
 }

@@ -28,8 +28,20 @@ export interface Topology {
 }
 
 // Scoring is synchronous, so one graph instance is reused for every plan: building a fresh graphology
-// instance per plan costs more than all the graph algorithms run on it.
+// instance per plan costs more than all the graph algorithms run on it, and plans of one rollout group
+// mostly reuse the same step ids, so their nodes are kept and only the edges rebuilt. Every fact below
+// is independent of node order.
 const scratch = new DirectedGraph();
+
+function resetTo(graph: DirectedGraph, ids: Iterable<string>, keep: ReadonlyMap<string, number>): void {
+  graph.clearEdges();
+  const stale: string[] = [];
+  graph.forEachNode((node) => {
+    if (!keep.has(node)) stale.push(node);
+  });
+  for (const node of stale) graph.dropNode(node);
+  for (const id of ids) graph.mergeNode(id);
+}
 
 /**
  * Builds the graph of `plan` in the shared instance and derives every fact from it before returning.
@@ -40,11 +52,10 @@ export function dependencyFacts(
   plan: Plan,
   rank: ReadonlyMap<string, number>,
   boundedLoops: ReadonlyArray<ReadonlySet<string>>,
-  agentOf: ReadonlyMap<string, string>,
+  steps: ReadonlyMap<string, { agent: string }>,
 ): DependencyFacts {
   const graph = scratch;
-  graph.clear();
-  for (const id of rank.keys()) graph.addNode(id);
+  resetTo(graph, rank.keys(), rank);
   let declaredEdges = 0;
   let resolvedEdges = 0;
   for (const step of plan.steps) {
@@ -86,7 +97,7 @@ export function dependencyFacts(
     maxOut = Math.max(maxOut, graph.outDegree(node));
   });
   graph.forEachEdge((edge, _attr, source, target) => {
-    if (agentOf.get(source) !== agentOf.get(target)) interAgent++;
+    if (steps.get(source)!.agent !== steps.get(target)!.agent) interAgent++;
     if (!loopEdges.has(edge)) orderedEdges.push([source, target]);
   });
 

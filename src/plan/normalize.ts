@@ -96,27 +96,32 @@ class Normalizer {
     }
   }
 
-  each(list: unknown, base: string, fn: (item: Obj, path: string) => void): void {
+  each(list: unknown, kind: 'agents' | 'subtasks' | 'steps' | 'loops'): void {
     if (!Array.isArray(list)) return;
     for (let i = 0; i < list.length; i++) {
       const item: unknown = list[i];
-      if (isObj(item)) fn(item, `${base}[${i}]`);
+      if (!isObj(item)) continue;
+      const path = `$.${kind}[${i}]`;
+      if (kind === 'agents') this.agent(item, path);
+      else if (kind === 'subtasks') this.subtask(item, path);
+      else if (kind === 'steps') this.step(item, path);
+      else this.loop(item, path);
     }
   }
 
-  agent = (a: Obj, path: string): void => {
+  agent(a: Obj, path: string): void {
     this.aliases(a, ALIAS_ENTRIES.agent, path);
     this.idField(a, 'id', path);
     this.idList(a, 'tools', path, 'empty');
   };
 
-  subtask = (s: Obj, path: string): void => {
+  subtask(s: Obj, path: string): void {
     this.aliases(s, ALIAS_ENTRIES.subtask, path);
     this.idField(s, 'id', path);
     this.idField(s, 'agent', path);
   };
 
-  step = (s: Obj, path: string): void => {
+  step(s: Obj, path: string): void {
     this.aliases(s, ALIAS_ENTRIES.step, path);
     this.idField(s, 'id', path);
     this.idField(s, 'subtask', path);
@@ -128,7 +133,7 @@ class Normalizer {
     }
   };
 
-  loop = (l: Obj, path: string): void => {
+  loop(l: Obj, path: string): void {
     this.aliases(l, ALIAS_ENTRIES.loop, path);
     this.idField(l, 'id', path);
     this.idList(l, 'nodes', path, 'keep');
@@ -141,11 +146,11 @@ class Normalizer {
       p = p.plan;
     }
     this.aliases(p, ALIAS_ENTRIES.plan, '$');
-    this.each(p.agents, '$.agents', this.agent);
-    this.each(p.subtasks, '$.subtasks', this.subtask);
-    this.each(p.steps, '$.steps', this.step);
+    this.each(p.agents, 'agents');
+    this.each(p.subtasks, 'subtasks');
+    this.each(p.steps, 'steps');
     this.idList(p, 'execution_order', '$', 'keep');
-    this.each(p.loops, '$.loops', this.loop);
+    this.each(p.loops, 'loops');
     return p;
   }
 }

@@ -58,7 +58,7 @@ export function evaluatePlan(
   const analysis = analyzePlan(parsed.plan, palette);
   const struct = structuralReward(analysis, palette);
   const pers = coverage ? coverage.score(parsed.plan) : null;
-  const ped = pedagogyReward(parsed.plan, palette);
+  const ped = pedagogyReward(analysis, palette);
   return {
     parsed: true,
     gate: hardGate(analysis.violations, gate.lambda_hard, gate.strict),

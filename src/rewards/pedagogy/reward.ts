@@ -1,12 +1,13 @@
 import type { Phase } from '../../contracts/palette.js';
-import type { Plan, Step } from '../../contracts/plan.js';
+import type { Step } from '../../contracts/plan.js';
+import type { PlanAnalysis } from '../../plan/analyze.js';
 import { toolPhase, type ResolvedPalette } from '../../plan/palette.js';
 import { PHASE_CUES, PHASES_VERSION, SCORED_PHASES } from './phases.js';
 
 const ALL_PHASES = Object.keys(PHASE_CUES) as Phase[];
 const BIT = Object.fromEntries(ALL_PHASES.map((p, i) => [p, 1 << i])) as Record<Phase, number>;
-// One scan per step text over lowercased text: capture group i + 1 holds a cue of ALL_PHASES[i].
-const CUES = new RegExp(`\\b(?:${ALL_PHASES.map((p) => `(${PHASE_CUES[p].join('|')})`).join('|')})`, 'g');
+// One scan per step text: capture group i + 1 holds a cue of ALL_PHASES[i].
+const CUES = new RegExp(`\\b(?:${ALL_PHASES.map((p) => `(${PHASE_CUES[p].join('|')})`).join('|')})`, 'gi');
 
 export interface StepPhases {
   step: string;
@@ -30,10 +31,7 @@ export interface PedagogyReward {
   version: string;
 }
 
-/** Phases a step exhibits, as a bit set over ALL_PHASES, before the human-input rule. */
-function cuedPhases(step: Step, palette: ResolvedPalette): number {
-  let bits = 0;
-  const text = (step.expected_output ? `${step.instruction}\n${step.expected_output}` : step.instruction).toLowerCase();
+function scan(text: string, bits: number): number {
   CUES.lastIndex = 0;
   for (let m = CUES.exec(text); m !== null; m = CUES.exec(text)) {
     for (let i = 0; i < ALL_PHASES.length; i++) {
@@ -43,18 +41,22 @@ function cuedPhases(step: Step, palette: ResolvedPalette): number {
       }
     }
   }
+  return bits;
+}
+
+/** Phases a step exhibits, as a bit set over ALL_PHASES, before the human-input rule. */
+function cuedPhases(step: Step, palette: ResolvedPalette): number {
+  let bits = scan(step.instruction, 0);
+  if (step.expected_output) bits = scan(step.expected_output, bits);
   const viaTool = toolPhase(palette, step.tool);
   return viaTool ? bits | BIT[viaTool] : bits;
 }
 
 // PersonalPlan §3.3: R_ped = |phases detected| / 4 over Merrill's Activation, Demonstration, Application, Integration
-export function pedagogyReward(plan: Plan, palette: ResolvedPalette): PedagogyReward {
-  const order = new Map<string, number>();
-  for (let i = 0; i < plan.execution_order.length; i++) {
-    const id = plan.execution_order[i]!;
-    if (!order.has(id)) order.set(id, i);
-  }
-  const span = Math.max(1, plan.execution_order.length - 1);
+export function pedagogyReward(a: PlanAnalysis, palette: ResolvedPalette): PedagogyReward {
+  const { plan, rank } = a;
+  const ordered = plan.execution_order.length;
+  const span = Math.max(1, ordered - 1);
   const phases = {} as Record<Phase, PhaseSummary>;
   for (const p of ALL_PHASES) phases[p] = { detected: false, steps: [], positions: [], first_position: null };
   const steps: StepPhases[] = [];
@@ -67,7 +69,7 @@ export function pedagogyReward(plan: Plan, palette: ResolvedPalette): PedagogyRe
       bits &= ~BIT.activation;
       entry.activation_without_human_input = true;
     }
-    const pos = order.get(step.id);
+    const pos = rank.get(step.id);
     for (let i = 0; i < ALL_PHASES.length; i++) {
       if (!(bits & (1 << i))) continue;
       const p = ALL_PHASES[i]!;
@@ -75,7 +77,7 @@ export function pedagogyReward(plan: Plan, palette: ResolvedPalette): PedagogyRe
       const summary = phases[p];
       summary.detected = true;
       summary.steps.push(step.id);
-      if (pos !== undefined) summary.positions.push(pos / span);
+      if (pos !== undefined && pos < ordered) summary.positions.push(pos / span);
     }
     steps.push(entry);
   }

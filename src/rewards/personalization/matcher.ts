@@ -1,5 +1,5 @@
-// Whole-word, case-insensitive phrase matching shared by profile-signal extraction and plan-text search.
-// A space, hyphen or underscore inside a phrase matches any run of those separators.
+// Whole-word phrase matching shared by profile-signal extraction and plan-text search. Texts are
+// lowercased by the caller; a space, hyphen or underscore inside a phrase matches any run of those.
 
 const SEPARATOR = /[\s_-]/;
 
@@ -7,28 +7,34 @@ export function normalizePhrase(text: string): string {
   return text.toLowerCase().trim().replace(/[\s_-]+/g, ' ');
 }
 
-// Whole words: \b where the phrase starts or ends with a word character (fast), lookaround where it
-// starts or ends with a symbol ("c++", ".net").
+// \b where a phrase starts or ends with a word character (fast), lookaround where it starts or ends with
+// a symbol ("c++", ".net").
 function phrasePattern(phrase: string): string {
-  const p = normalizePhrase(phrase);
-  const body = p
+  const body = phrase
     .split(' ')
     .map((w) => w.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
     .join('[\\s_-]+');
-  const start = /^\w/.test(p) ? '\\b' : '(?<![a-z0-9_])';
-  const end = /\w$/.test(p) ? '\\b' : '(?![a-z0-9_])';
+  const start = /^\w/.test(phrase) ? '\\b' : '(?<![a-z0-9_])';
+  const end = /\w$/.test(phrase) ? '\\b' : '(?![a-z0-9_])';
   return `${start}${body}${end}`;
 }
 
-/** One compiled alternation over many phrases; `scan` returns the normalized phrases found in a text. */
+const patterns = new Map<string, string>();
+
+/** Precomputes the patterns of a fixed vocabulary (the lexicon) so group matchers are cheap to build. */
+export function rememberPhrases(phrases: Iterable<string>): void {
+  for (const p of phrases) patterns.set(p, phrasePattern(p));
+}
+
+/** One compiled alternation over many normalized phrases; `scan` returns the ones found in a text. */
 export class PhraseMatcher {
   private readonly regex: RegExp | null;
 
-  constructor(phrases: Iterable<string>) {
-    const unique = [...new Set([...phrases].map(normalizePhrase))].filter((p) => p.length > 0);
+  constructor(normalizedPhrases: Iterable<string>) {
+    const unique = [...new Set(normalizedPhrases)].filter((p) => p.length > 0);
     // Longest first, so "ruby on rails" wins over "ruby" at the same position.
     unique.sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
-    this.regex = unique.length > 0 ? new RegExp(unique.map(phrasePattern).join('|'), 'g') : null;
+    this.regex = unique.length > 0 ? new RegExp(unique.map((p) => patterns.get(p) ?? phrasePattern(p)).join('|'), 'g') : null;
   }
 
   /** `text` must already be lowercased (callers lowercase once per text, not once per phrase). */

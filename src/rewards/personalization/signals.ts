@@ -1,6 +1,6 @@
 import type { Profile } from '../../contracts/profile.js';
 import { LEXICON, type LexiconEntry } from './lexicon.js';
-import { normalizePhrase, PhraseMatcher } from './matcher.js';
+import { normalizePhrase, PhraseMatcher, rememberPhrases } from './matcher.js';
 
 // C(I_p), the profile's personalization signals (PersonalPlan §3.3): tags, skills, explicit signals, and the
 // lexicon's technology/domain terms found in the profile's free text. One signal per lexicon entry or
@@ -17,10 +17,13 @@ export interface ProfileSignal {
 
 const byTextAlias = new Map<string, LexiconEntry>();
 const byTagKey = new Map<string, LexiconEntry>();
+const phrasesOf = new Map<LexiconEntry, string[]>();
 for (const entry of LEXICON) {
+  phrasesOf.set(entry, entry.aliases.map(normalizePhrase));
   for (const a of entry.aliases) byTextAlias.set(normalizePhrase(a), entry);
   for (const k of [entry.id, entry.label, ...entry.aliases, ...(entry.tagOnly ?? [])]) byTagKey.set(normalizePhrase(k), entry);
 }
+rememberPhrases(byTextAlias.keys());
 const lexiconText = new PhraseMatcher(byTextAlias.keys());
 
 /** Tags and skills arrive as lists or strings: "python, django" / "python django" (Stack Overflow style). */
@@ -43,14 +46,14 @@ export function profileSignals(profile: Profile): ProfileSignal[] {
     const key = normalizePhrase(name);
     if (key.length === 0) return;
     const entry = byTagKey.get(key);
-    if (entry) add(entry.id, entry.label, entry.aliases.map(normalizePhrase), source);
+    if (entry) add(entry.id, entry.label, phrasesOf.get(entry)!, source);
     else add(key, name.trim(), [key], source);
   };
   const addText = (text: string | readonly string[] | undefined) => {
     if (text === undefined) return;
     for (const phrase of lexiconText.scan((typeof text === 'string' ? text : text.join('\n')).toLowerCase())) {
       const entry = byTextAlias.get(phrase)!;
-      add(entry.id, entry.label, entry.aliases.map(normalizePhrase), 'text');
+      add(entry.id, entry.label, phrasesOf.get(entry)!, 'text');
     }
   };
 

@@ -1,6 +1,10 @@
 import t from 'tap';
-import { DEFAULT_RESOLVED, resolvePalette } from '../../../src/plan/palette.js';
-import { pedagogyReward } from '../../../src/rewards/pedagogy/reward.js';
+import type { Plan } from '../../../src/contracts/plan.js';
+import { analyzePlan } from '../../../src/plan/analyze.js';
+import { DEFAULT_RESOLVED, resolvePalette, type ResolvedPalette } from '../../../src/plan/palette.js';
+import { pedagogyReward as rewardOf } from '../../../src/rewards/pedagogy/reward.js';
+
+const pedagogyReward = (plan: Plan, palette: ResolvedPalette) => rewardOf(analyzePlan(plan, palette), palette);
 import { basePlan, withStep } from '../../support/plans.js';
 
 t.test('a plan with all four Merrill phases scores 1, with per-step labels and positions', async (t) => {
