@@ -28,25 +28,26 @@ export interface Topology {
 }
 
 // Scoring is synchronous, so one graph instance is reused for every plan: building a fresh graphology
-// instance per plan costs more than all the graph algorithms run on it, and plans of one rollout group
-// mostly reuse the same step ids, so their nodes are kept and only the edges rebuilt. Every fact below
-// is independent of node order.
+// instance per plan costs more than all the graph algorithms run on it. Nodes are keyed by the step's rank,
+// never by its id: graphology and graphology-dag keep adjacency in plain objects, where a step named
+// "__proto__" would corrupt them. Rank keys also repeat from plan to plan, so nodes are kept and only the
+// edges rebuilt. Every fact below is independent of node order.
 const scratch = new DirectedGraph();
 
-function resetTo(graph: DirectedGraph, ids: Iterable<string>, keep: ReadonlyMap<string, number>): void {
+function resetTo(graph: DirectedGraph, keys: ReadonlySet<string>): void {
   graph.clearEdges();
   const stale: string[] = [];
   graph.forEachNode((node) => {
-    if (!keep.has(node)) stale.push(node);
+    if (!keys.has(node)) stale.push(node);
   });
   for (const node of stale) graph.dropNode(node);
-  for (const id of ids) graph.mergeNode(id);
+  for (const key of keys) graph.mergeNode(key);
 }
 
 /**
  * Builds the graph of `plan` in the shared instance and derives every fact from it before returning.
- * `rank` orders the steps (execution_order position, then declaration order): inside a bounded loop, an
- * edge to a step of lower or equal rank is the loop's back edge.
+ * `rank` orders the steps (execution_order position, then declaration order; unique per step): inside a
+ * bounded loop, an edge to a step of lower or equal rank is the loop's back edge.
  */
 export function dependencyFacts(
   plan: Plan,
@@ -54,8 +55,13 @@ export function dependencyFacts(
   boundedLoops: ReadonlyArray<ReadonlySet<string>>,
   steps: ReadonlyMap<string, { agent: string }>,
 ): DependencyFacts {
+  const idOf = new Map<string, string>();
+  for (const [id, r] of rank) idOf.set(String(r), id);
+  const keyOf = (id: string) => String(rank.get(id));
+  const rankOfKey = (key: string) => Number(key);
+
   const graph = scratch;
-  resetTo(graph, rank.keys(), rank);
+  resetTo(graph, new Set(idOf.keys()));
   let declaredEdges = 0;
   let resolvedEdges = 0;
   for (const step of plan.steps) {
@@ -63,7 +69,7 @@ export function dependencyFacts(
       declaredEdges++;
       if (rank.has(dep)) {
         resolvedEdges++;
-        graph.mergeEdge(dep, step.id);
+        graph.mergeEdge(keyOf(dep), keyOf(step.id));
       }
     }
   }
@@ -76,13 +82,13 @@ export function dependencyFacts(
     for (const component of stronglyConnectedComponents(graph)) {
       if (component.length === 1 && !graph.hasEdge(component[0]!, component[0]!)) continue;
       const members = new Set(component);
-      if (boundedLoops.some((loop) => component.every((n) => loop.has(n)))) {
+      if (boundedLoops.some((loop) => component.every((key) => loop.has(idOf.get(key)!)))) {
         graph.forEachEdge((edge, _attr, source, target) => {
-          if (members.has(source) && members.has(target) && rank.get(target)! <= rank.get(source)!) loopEdges.add(edge);
+          if (members.has(source) && members.has(target) && rankOfKey(target) <= rankOfKey(source)) loopEdges.add(edge);
         });
       } else {
-        const start = component.reduce((a, b) => (rank.get(a)! <= rank.get(b)! ? a : b));
-        cycles.push(findCycle(graph, start, members));
+        const start = component.reduce((a, b) => (rankOfKey(a) <= rankOfKey(b) ? a : b));
+        cycles.push(findCycle(graph, start, members).map((key) => idOf.get(key)!));
       }
     }
     cycles.sort((a, b) => rank.get(a[0]!)! - rank.get(b[0]!)!);
@@ -97,8 +103,10 @@ export function dependencyFacts(
     maxOut = Math.max(maxOut, graph.outDegree(node));
   });
   graph.forEachEdge((edge, _attr, source, target) => {
-    if (steps.get(source)!.agent !== steps.get(target)!.agent) interAgent++;
-    if (!loopEdges.has(edge)) orderedEdges.push([source, target]);
+    const from = idOf.get(source)!;
+    const to = idOf.get(target)!;
+    if (steps.get(from)!.agent !== steps.get(to)!.agent) interAgent++;
+    if (!loopEdges.has(edge)) orderedEdges.push([from, to]);
   });
 
   const n = graph.order;
@@ -154,14 +162,14 @@ function tryGenerations(graph: DirectedGraph): string[][] | null {
   }
 }
 
-/** A concrete cycle through `start` inside its strongly connected component (iterative DFS). */
+/** A concrete cycle through `start` inside its strongly connected component (iterative DFS, lowest rank first). */
 function findCycle(graph: DirectedGraph, start: string, members: ReadonlySet<string>): string[] {
   const parent = new Map<string, string>();
   const stack = [start];
   const seen = new Set([start]);
   while (stack.length > 0) {
     const node = stack.pop()!;
-    for (const next of graph.outNeighbors(node).sort()) {
+    for (const next of graph.outNeighbors(node).sort((a, b) => Number(a) - Number(b))) {
       if (!members.has(next)) continue;
       if (next === start) {
         const path = [start];

@@ -20,6 +20,28 @@ t.test('mutated plans, as objects or as text, are scored (200), never a 5xx', as
   t.pass('property held');
 });
 
+t.test('prototype names as ids, tags and tools are scored like any other name', async (t) => {
+  const names = fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype');
+  await fc.assert(
+    fc.asyncProperty(fc.array(names, { minLength: 4, maxLength: 4 }), names, fc.boolean(), async ([a, b, c, d], tool, cyclic) => {
+      const plan = {
+        agents: [{ id: a, role: 'tutor', tools: [tool] }],
+        subtasks: [{ id: b, name: 'learn' }],
+        steps: [
+          { id: c, subtask: b, agent: a, instruction: 'Explain it', tool, depends_on: cyclic ? [d] : [] },
+          { id: d, subtask: b, agent: a, instruction: 'Check it', depends_on: [c] },
+        ],
+        execution_order: [c, d],
+        loops: [{ id: a, nodes: [c, d], max_iterations: 2 }],
+      };
+      const res = await inject(JSON.stringify({ groups: [{ query: 'q', profile: { tags: [a, tool], signals: [b] }, completions: [JSON.stringify(plan), plan] }] }));
+      return res.statusCode === 200;
+    }),
+    { numRuns: 100 },
+  );
+  t.pass('property held');
+});
+
 t.test('random bodies and random bytes never produce a 5xx', async (t) => {
   const body = fc.oneof(
     fc.jsonValue({ maxDepth: 6 }).map((v) => JSON.stringify(v)),

@@ -95,3 +95,17 @@ t.test('topology of a hand-drawn graph (PersonalPlan Table 4 metrics)', async (t
     inter_agent_edge_ratio: 2 / 4,
   });
 });
+
+t.test('ids that are Object.prototype names are ordinary ids, on the acyclic and the cyclic path', async (t) => {
+  const hostile = { a: '__proto__', b: 'constructor', c: 'toString', d: 'hasOwnProperty' } as Record<string, string>;
+  const rename = (id: string) => hostile[id] ?? id;
+  const p = basePlan();
+  p.steps = p.steps.map((s) => ({ ...s, id: rename(s.id), depends_on: s.depends_on.map(rename) }));
+  p.execution_order = p.execution_order.map(rename);
+  const clean = analyzePlan(p, DEFAULT_RESOLVED);
+  t.same(clean.violations, []);
+  t.match(clean.topology, { steps: 4, edges: 3, critical_path: 4, layer_width: 1 });
+
+  const cyclic = analyzePlan(withStep(p, '__proto__', { depends_on: ['hasOwnProperty'] }), DEFAULT_RESOLVED);
+  t.same(cyclic.dependencies.cycles, [['__proto__', 'constructor', 'toString', 'hasOwnProperty', '__proto__']]);
+});
