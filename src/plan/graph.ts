@@ -28,11 +28,17 @@ export interface Topology {
 }
 
 // Scoring is synchronous, so one graph instance is reused for every plan: building a fresh graphology
-// instance per plan costs more than all the graph algorithms run on it. Nodes are keyed by the step's rank,
-// never by its id: graphology and graphology-dag keep adjacency in plain objects, where a step named
-// "__proto__" would corrupt them. Rank keys also repeat from plan to plan, so nodes are kept and only the
-// edges rebuilt. Every fact below is independent of node order.
+// instance per plan costs more than all the graph algorithms run on it, and plans of one rollout group
+// mostly reuse the same step ids, so their nodes are kept and only the edges rebuilt. Every fact below
+// is independent of node order.
 const scratch = new DirectedGraph();
+
+// graphology and graphology-dag keep adjacency in plain objects, where a step named "__proto__" or
+// "constructor" would read the prototype. Such ids (and any id starting with the escape) get a NUL prefix:
+// an injective mapping that leaves every ordinary id as it is.
+const ESCAPE = '\u0000';
+const nodeKey = (id: string): string => (id in Object.prototype || id.startsWith(ESCAPE) ? ESCAPE + id : id);
+const stepId = (key: string): string => (key.startsWith(ESCAPE) ? key.slice(1) : key);
 
 function resetTo(graph: DirectedGraph, keys: ReadonlySet<string>): void {
   graph.clearEdges();
@@ -46,8 +52,8 @@ function resetTo(graph: DirectedGraph, keys: ReadonlySet<string>): void {
 
 /**
  * Builds the graph of `plan` in the shared instance and derives every fact from it before returning.
- * `rank` orders the steps (execution_order position, then declaration order; unique per step): inside a
- * bounded loop, an edge to a step of lower or equal rank is the loop's back edge.
+ * `rank` orders the steps (execution_order position, then declaration order): inside a bounded loop, an
+ * edge to a step of lower or equal rank is the loop's back edge.
  */
 export function dependencyFacts(
   plan: Plan,
@@ -55,13 +61,12 @@ export function dependencyFacts(
   boundedLoops: ReadonlyArray<ReadonlySet<string>>,
   steps: ReadonlyMap<string, { agent: string }>,
 ): DependencyFacts {
-  const idOf = new Map<string, string>();
-  for (const [id, r] of rank) idOf.set(String(r), id);
-  const keyOf = (id: string) => String(rank.get(id));
-  const rankOfKey = (key: string) => Number(key);
+  const keys = new Set<string>();
+  for (const id of rank.keys()) keys.add(nodeKey(id));
+  const rankOfKey = (key: string) => rank.get(stepId(key))!;
 
   const graph = scratch;
-  resetTo(graph, new Set(idOf.keys()));
+  resetTo(graph, keys);
   let declaredEdges = 0;
   let resolvedEdges = 0;
   for (const step of plan.steps) {
@@ -69,7 +74,7 @@ export function dependencyFacts(
       declaredEdges++;
       if (rank.has(dep)) {
         resolvedEdges++;
-        graph.mergeEdge(keyOf(dep), keyOf(step.id));
+        graph.mergeEdge(nodeKey(dep), nodeKey(step.id));
       }
     }
   }
@@ -82,13 +87,13 @@ export function dependencyFacts(
     for (const component of stronglyConnectedComponents(graph)) {
       if (component.length === 1 && !graph.hasEdge(component[0]!, component[0]!)) continue;
       const members = new Set(component);
-      if (boundedLoops.some((loop) => component.every((key) => loop.has(idOf.get(key)!)))) {
+      if (boundedLoops.some((loop) => component.every((key) => loop.has(stepId(key))))) {
         graph.forEachEdge((edge, _attr, source, target) => {
           if (members.has(source) && members.has(target) && rankOfKey(target) <= rankOfKey(source)) loopEdges.add(edge);
         });
       } else {
         const start = component.reduce((a, b) => (rankOfKey(a) <= rankOfKey(b) ? a : b));
-        cycles.push(findCycle(graph, start, members).map((key) => idOf.get(key)!));
+        cycles.push(findCycle(graph, start, members, rankOfKey).map(stepId));
       }
     }
     cycles.sort((a, b) => rank.get(a[0]!)! - rank.get(b[0]!)!);
@@ -103,8 +108,8 @@ export function dependencyFacts(
     maxOut = Math.max(maxOut, graph.outDegree(node));
   });
   graph.forEachEdge((edge, _attr, source, target) => {
-    const from = idOf.get(source)!;
-    const to = idOf.get(target)!;
+    const from = stepId(source);
+    const to = stepId(target);
     if (steps.get(from)!.agent !== steps.get(to)!.agent) interAgent++;
     if (!loopEdges.has(edge)) orderedEdges.push([from, to]);
   });
@@ -163,13 +168,13 @@ function tryGenerations(graph: DirectedGraph): string[][] | null {
 }
 
 /** A concrete cycle through `start` inside its strongly connected component (iterative DFS, lowest rank first). */
-function findCycle(graph: DirectedGraph, start: string, members: ReadonlySet<string>): string[] {
+function findCycle(graph: DirectedGraph, start: string, members: ReadonlySet<string>, rankOf: (key: string) => number): string[] {
   const parent = new Map<string, string>();
   const stack = [start];
   const seen = new Set([start]);
   while (stack.length > 0) {
     const node = stack.pop()!;
-    for (const next of graph.outNeighbors(node).sort((a, b) => Number(a) - Number(b))) {
+    for (const next of graph.outNeighbors(node).sort((a, b) => rankOf(a) - rankOf(b))) {
       if (!members.has(next)) continue;
       if (next === start) {
         const path = [start];
