@@ -1,0 +1,40 @@
+// `npm run test:browser`: Swagger UI in a real headless Chromium (Debian's /usr/bin/chromium, installed by
+// .ci/run). A researcher's first visit: open /docs, expand POST /score-plan, "Try it out", execute the
+// built-in example, read the scored response.
+import { chromium } from 'playwright-core';
+import t from 'tap';
+import { testApp } from '../support/app.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+t.test('Swagger UI scores the example request', async (t) => {
+  const app = await testApp({ HOST: '127.0.0.1' });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  t.teardown(async () => {
+    await browser.close();
+    await app.close();
+  });
+  const page = await browser.newPage();
+  await page.goto(`http://127.0.0.1:${port}/docs`);
+  const operation = page.locator('#operations-PersonalPlan-post_score_plan');
+  await operation.locator('.opblock-summary').click();
+  await operation.getByRole('button', { name: 'Try it out' }).click();
+  await operation.getByRole('button', { name: 'Execute' }).click();
+  const status = operation.locator('.live-responses-table .response .response-col_status').first();
+  await status.waitFor({ timeout: 15_000 });
+  t.equal((await status.innerText()).trim(), '200');
+  const body = await operation.locator('.live-responses-table .microlight').first().innerText();
+  const parsed = JSON.parse(body) as { groups: Array<{ plans: Array<{ gate: { failed: boolean; reasons: string[] } }> }> };
+  t.same(
+    parsed.groups[0]!.plans.map((p) => p.gate.reasons),
+    [[], ['cycle'], ['parse_error']],
+    'the example group comes back scored: clean, cyclic, truncated',
+  );
+  if (process.env.SCREENSHOT) await page.screenshot({ path: process.env.SCREENSHOT, fullPage: false });
+});
