@@ -28,6 +28,10 @@ export async function buildApp(config: Config): Promise<App> {
   const app = Fastify({
     logger: { level: config.LOG_LEVEL },
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // A "__proto__" or "constructor.prototype" key is dropped rather than failing the request: planners emit
+    // junk keys, unknown plan fields are ignored anyway, and nothing here merges objects.
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
     // One log line per request, written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();

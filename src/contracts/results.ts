@@ -110,3 +110,13 @@ export const VersionsSchema = z
 export const PaletteInfoSchema = z
   .object({ source: z.enum(['default', 'request']), tools: z.array(z.string()) })
   .meta({ id: 'PaletteInfo' });
+
+/** What one plan's evaluation reports in both /score-plan and /validate-plan. */
+export const PlanEvaluationFields = {
+  gate: GateSchema,
+  raw: AxisVectorSchema.describe('Raw soft rewards R_ik (0 on every axis when the plan did not parse)'),
+  components: ComponentsSchema.nullable().describe('null when the plan did not parse into the schema'),
+  violations: z.array(ViolationSchema),
+  normalizations: z.array(NormalizationSchema),
+  topology: TopologySchema.nullable(),
+};

@@ -3,17 +3,7 @@ import { EXAMPLE_SCORE_REQUEST } from './examples.js';
 import { ResolvedOptionsSchema, ScoringOptionsSchema } from './options.js';
 import { PaletteSchema } from './palette.js';
 import { ProfileSchema } from './profile.js';
-import {
-  AxisVectorSchema,
-  ComponentsSchema,
-  GateSchema,
-  NormalizationSchema,
-  PaletteInfoSchema,
-  ProfileSignalSchema,
-  TopologySchema,
-  VersionsSchema,
-  ViolationSchema,
-} from './results.js';
+import { AxisVectorSchema, PaletteInfoSchema, PlanEvaluationFields, ProfileSignalSchema, VersionsSchema } from './results.js';
 
 // Anything is accepted as a completion: a plan that is not a string or object is gated as a parse error,
 // never a request error (a malformed plan inside a valid request is scored, not rejected).
@@ -49,13 +39,8 @@ export const PlanScoreSchema = z
     reward: z.number().describe('R_i = Σ_k w_k z_ik + R_hard_i'),
     advantage: z.number().describe('A_i = (R_i − μ_R) / (σ_R + ε) within the group'),
     score: z.number().describe('0 if gated, else Σ_k w_k R_ik ∈ [0, 1]'),
-    gate: GateSchema,
-    raw: AxisVectorSchema.describe('Raw soft rewards R_ik (0 on every axis when the plan did not parse)'),
     z: AxisVectorSchema.describe('Group z-scores z_ik'),
-    components: ComponentsSchema.nullable().describe('null when the plan did not parse into the schema'),
-    violations: z.array(ViolationSchema),
-    normalizations: z.array(NormalizationSchema),
-    topology: TopologySchema.nullable(),
+    ...PlanEvaluationFields,
   })
   .meta({ id: 'PlanScore' });
 

@@ -42,6 +42,13 @@ t.test('prototype names as ids, tags and tools are scored like any other name', 
   t.pass('property held');
 });
 
+t.test('prototype-poisoning keys inside a plan object are dropped, and the plan is scored', async (t) => {
+  const payload = '{"groups":[{"query":"q","profile":"x","completions":[{"__proto__":{"agents":[]},"constructor":{"prototype":{}},"steps":[]}]}]}';
+  const res = await inject(payload);
+  t.equal(res.statusCode, 200);
+  t.same(res.json().groups[0].plans[0].gate.reasons, ['schema_invalid']);
+});
+
 t.test('random bodies and random bytes never produce a 5xx', async (t) => {
   const body = fc.oneof(
     fc.jsonValue({ maxDepth: 6 }).map((v) => JSON.stringify(v)),
