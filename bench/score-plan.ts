@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { benchBatch } from './realistic-plans.js';
 
 // The production build (`npm run bench` compiles it first), typed by its source.
-const { scoreGroups } = (await import(new URL('../dist/scoring/score-groups.js', import.meta.url).href)) as typeof import('../src/scoring/score-groups.js');
+const { scoreGroups, DEFAULT_SCORING } = (await import(new URL('../dist/scoring/score-groups.js', import.meta.url).href)) as typeof import('../src/scoring/score-groups.js');
 
 // Same V8 flags as `npm start` (package.json): a larger young generation for allocation-heavy batches.
 const START_FLAGS = ['--max-semi-space-size=64'];
@@ -36,7 +36,7 @@ function parseAll(): void {
     }
   }
 }
-const scoreAll = () => scoreGroups(batch, limits, { lambda_hard: 10 });
+const scoreAll = () => scoreGroups(batch, limits, DEFAULT_SCORING);
 
 // Interleaved rounds: parse and score see the same machine state, so their ratio is stable on a noisy host.
 const parseMs: number[] = [];

@@ -8,6 +8,7 @@ import { installErrorHandler, RequestError } from './http/errors.js';
 import { pathPastDepth } from './http/body-depth.js';
 import { healthRoutes, type Readiness } from './http/routes/health.js';
 import { scorePlanRoute } from './http/routes/score-plan.js';
+import { runRoutes } from './http/routes/runs.js';
 import { validatePlanRoute } from './http/routes/validate-plan.js';
 import { jsonPath } from './plan/violations.js';
 import type { ScoreSummary } from './scoring/score-groups.js';
@@ -71,6 +72,7 @@ export async function buildApp(config: Config): Promise<App> {
       },
       tags: [
         { name: 'PersonalPlan', description: 'Plan rewards for GRPO' },
+        { name: 'runs', description: 'Reward-Adaptive GRPO runs: adaptive weights, step accounting, history' },
         { name: 'service', description: 'Liveness and readiness' },
       ],
     },
@@ -80,8 +82,10 @@ export async function buildApp(config: Config): Promise<App> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   const ctx = scoringContext(config);
+  app.addHook('onClose', async () => ctx.store.close());
   await app.register(healthRoutes(readiness));
   await app.register(scorePlanRoute(ctx));
   await app.register(validatePlanRoute(ctx));
+  await app.register(runRoutes(ctx));
   return { app, readiness };
 }

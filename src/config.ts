@@ -13,6 +13,8 @@ export const ConfigSchema = z.object({
   MAX_COMPLETION_BYTES: int(256 * 1024),
   MAX_STEPS_PER_PLAN: int(1000),
   LAMBDA_HARD: z.coerce.number().min(0).default(10),
+  STATE_DIR: z.string().min(1).default('./state'),
+  REPLAY_CACHE_BYTES: int(256 * 1024 * 1024),
   SHUTDOWN_GRACE_MS: int(10_000),
 });
 

@@ -1,14 +1,13 @@
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
-import { scoringContext } from './http/context.js';
+import { planLimits, serviceDefaults } from './http/context.js';
 import { selfCheck } from './scoring/self-check.js';
 
 const config = loadConfig();
 const { app, readiness } = await buildApp(config);
 await app.listen({ port: config.PORT, host: config.HOST });
 
-const ctx = scoringContext(config);
-const check = selfCheck(ctx.planLimits, ctx.defaults);
+const check = selfCheck(planLimits(config), serviceDefaults(config));
 readiness.ready = check.ok;
 readiness.reason = check.ok ? 'ok' : `self-check failed: ${check.reason}`;
 app.log.info({ readiness, docs: '/docs' }, 'service started');

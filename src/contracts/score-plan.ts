@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EXAMPLE_SCORE_REQUEST } from './examples.js';
+import { RunIdSchema, RunStepInfoSchema } from './runs.js';
 import { ResolvedOptionsSchema, ScoringOptionsSchema } from './options.js';
 import { PaletteSchema } from './palette.js';
 import { ProfileSchema } from './profile.js';
@@ -25,7 +26,11 @@ export const ScorePlanRequestSchema = z
         }),
       )
       .min(1)
-      .describe('Rollout groups; at most MAX_PLANS_PER_REQUEST completions in all'),
+      .describe('Rollout groups; at most MAX_PLANS_PER_REQUEST completions in all. Keep each group in one request: z-scores are taken within it'),
+    run_id: RunIdSchema.nullable()
+      .optional()
+      .describe('Training run whose adaptive weights compose the rewards and whose step this counts toward (default "default"); null: stateless, initial weights, nothing recorded'),
+    step: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("The trainer's global step; omitted: the request is its own step"),
     palette: PaletteSchema.optional(),
     options: ScoringOptionsSchema.optional(),
   })
@@ -66,6 +71,7 @@ export const ScorePlanResponseSchema = z
     options: ResolvedOptionsSchema,
     palette: PaletteInfoSchema,
     versions: VersionsSchema,
+    run: RunStepInfoSchema.nullable().describe('Step accounting for this request; null when stateless'),
   })
   .meta({ id: 'ScorePlanResponse' });
 

@@ -1,21 +1,37 @@
 import type { Config } from '../config.js';
 import type { PlanLimits } from '../plan/parse.js';
-import type { ScoringDefaults } from '../scoring/score-groups.js';
+import { ReplayCache } from '../runs/idempotency.js';
+import { RunLedger } from '../runs/ledger.js';
+import { RunStore } from '../runs/store.js';
+import { DEFAULT_SCORING, type ScoringDefaults } from '../scoring/score-groups.js';
 
-/** What the routes need from configuration, resolved once. */
+/** What the routes need from configuration and state, resolved once. */
 export interface ScoringContext {
   planLimits: PlanLimits;
   requestLimits: { maxPlansPerRequest: number };
   defaults: ScoringDefaults;
+  ledger: RunLedger;
+  replays: ReplayCache;
+  store: RunStore;
+}
+
+export function planLimits(config: Config): PlanLimits {
+  return { maxCompletionBytes: config.MAX_COMPLETION_BYTES, maxStepsPerPlan: config.MAX_STEPS_PER_PLAN };
+}
+
+export function serviceDefaults(config: Config): ScoringDefaults {
+  return { ...DEFAULT_SCORING, lambda_hard: config.LAMBDA_HARD };
 }
 
 export function scoringContext(config: Config): ScoringContext {
+  const store = new RunStore(config.STATE_DIR);
+  const defaults = serviceDefaults(config);
   return {
-    planLimits: {
-      maxCompletionBytes: config.MAX_COMPLETION_BYTES,
-      maxStepsPerPlan: config.MAX_STEPS_PER_PLAN,
-    },
+    planLimits: planLimits(config),
     requestLimits: { maxPlansPerRequest: config.MAX_PLANS_PER_REQUEST },
-    defaults: { lambda_hard: config.LAMBDA_HARD },
+    defaults,
+    ledger: new RunLedger(store, defaults),
+    replays: new ReplayCache(config.REPLAY_CACHE_BYTES),
+    store,
   };
 }

@@ -1,4 +1,5 @@
 import type { ResolvedOptions } from '../contracts/options.js';
+import { DEFAULT_RUN_CONFIG } from '../contracts/runs.js';
 import type { ScorePlanRequest, ScorePlanResponse } from '../contracts/score-plan.js';
 import { absoluteScore, composeGroup, INITIAL_WEIGHTS, SOFT_AXES, type AxisVector } from '../grpo/compose.js';
 import { resolvePalette } from '../plan/palette.js';
@@ -8,19 +9,23 @@ import { profileSignals } from '../rewards/personalization/signals.js';
 import { evaluatePlan } from './evaluate-plan.js';
 import { VERSIONS } from './versions.js';
 
-export interface ScoringDefaults {
-  lambda_hard: number;
-}
+/** What a request's options fall back to: the run's configuration, or the service defaults without a run. */
+export type ScoringDefaults = Omit<ResolvedOptions, 'strict'>;
 
-export const COMPOSITION_DEFAULTS = { epsilon: 1e-6, tau: 1e-6, ddof: 0 as const };
+export const DEFAULT_SCORING: ScoringDefaults = {
+  lambda_hard: DEFAULT_RUN_CONFIG.lambda_hard,
+  epsilon: DEFAULT_RUN_CONFIG.epsilon,
+  tau: DEFAULT_RUN_CONFIG.tau,
+  ddof: DEFAULT_RUN_CONFIG.ddof,
+};
 
 export function resolveOptions(o: ScorePlanRequest['options'], defaults: ScoringDefaults): ResolvedOptions {
   return {
     strict: o?.strict ?? false,
     lambda_hard: o?.lambda_hard ?? defaults.lambda_hard,
-    epsilon: o?.epsilon ?? COMPOSITION_DEFAULTS.epsilon,
-    tau: o?.tau ?? COMPOSITION_DEFAULTS.tau,
-    ddof: o?.ddof ?? COMPOSITION_DEFAULTS.ddof,
+    epsilon: o?.epsilon ?? defaults.epsilon,
+    tau: o?.tau ?? defaults.tau,
+    ddof: o?.ddof ?? defaults.ddof,
   };
 }
 
@@ -37,12 +42,13 @@ export function scoreGroups(
   limits: PlanLimits,
   defaults: ScoringDefaults,
   weights: AxisVector = INITIAL_WEIGHTS,
-): { response: ScorePlanResponse; summary: ScoreSummary } {
+): { response: Omit<ScorePlanResponse, 'run'>; summary: ScoreSummary; raws: AxisVector[] } {
   const options = resolveOptions(req.options, defaults);
   const palette = resolvePalette(req.palette);
   const totals: AxisVector = { struct: 0, pers: 0, ped: 0 };
   let plans = 0;
   let gated = 0;
+  const raws: AxisVector[] = [];
 
   const groups = req.groups.map((group, gi) => {
     const signals = profileSignals(group.profile);
@@ -52,7 +58,10 @@ export function scoreGroups(
     const groupGated = evals.filter((e) => e.gate.failed).length;
     plans += evals.length;
     gated += groupGated;
-    for (const e of evals) for (const k of SOFT_AXES) totals[k] += e.raw[k];
+    for (const e of evals) {
+      raws.push(e.raw);
+      for (const k of SOFT_AXES) totals[k] += e.raw[k];
+    }
     return {
       index: gi,
       id: group.id ?? null,
@@ -89,5 +98,6 @@ export function scoreGroups(
       versions: VERSIONS,
     },
     summary: { groups: groups.length, plans, gated, mean_raw: { struct: totals.struct / n, pers: totals.pers / n, ped: totals.ped / n } },
+    raws,
   };
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import type { Profile } from '../../src/contracts/profile.js';
 import { composeGroup, INITIAL_WEIGHTS, SOFT_AXES } from '../../src/grpo/compose.js';
-import { scoreGroups } from '../../src/scoring/score-groups.js';
+import { DEFAULT_SCORING, scoreGroups } from '../../src/scoring/score-groups.js';
 import { completionText } from '../support/arbitraries.js';
 
 const unit = fc.double({ min: 0, max: 1, noNaN: true });
@@ -47,10 +47,10 @@ const group = fc.record({
 t.test('scoring is deterministic and independent of the order of groups', async (t) => {
   fc.assert(
     fc.property(fc.array(group, { minLength: 1, maxLength: 5 }), fc.nat(), (groups, seed) => {
-      const a = scoreGroups({ groups: structuredClone(groups) }, limits, { lambda_hard: 10 }).response;
-      const again = scoreGroups({ groups: structuredClone(groups) }, limits, { lambda_hard: 10 }).response;
+      const a = scoreGroups({ groups: structuredClone(groups) }, limits, DEFAULT_SCORING).response;
+      const again = scoreGroups({ groups: structuredClone(groups) }, limits, DEFAULT_SCORING).response;
       const shuffled = [...groups].sort((x, y) => ((x.id + seed).localeCompare(y.id + seed)));
-      const b = scoreGroups({ groups: structuredClone(shuffled) }, limits, { lambda_hard: 10 }).response;
+      const b = scoreGroups({ groups: structuredClone(shuffled) }, limits, DEFAULT_SCORING).response;
       const byId = (r: typeof a) => Object.fromEntries(r.groups.map(({ index: _index, ...rest }) => [rest.id, rest]));
       t.same(again, a);
       t.same(byId(b), byId(a));
@@ -63,7 +63,7 @@ t.test('scoring is deterministic and independent of the order of groups', async 
 t.test('end to end: gated completions rank below valid ones in real groups', async (t) => {
   fc.assert(
     fc.property(fc.array(group, { minLength: 1, maxLength: 3 }), (groups) => {
-      const r = scoreGroups({ groups: groups.map((g) => ({ ...g, completions: g.completions.slice(0, 16) })) }, limits, { lambda_hard: 10 }).response;
+      const r = scoreGroups({ groups: groups.map((g) => ({ ...g, completions: g.completions.slice(0, 16) })) }, limits, DEFAULT_SCORING).response;
       for (const g of r.groups) {
         const valid = g.plans.filter((p) => !p.gate.failed).map((p) => p.reward);
         const gated = g.plans.filter((p) => p.gate.failed).map((p) => p.reward);

@@ -1,9 +1,10 @@
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { ConfigSchema } from '../../src/config.js';
+import { tempStateDir } from '../support/app.js';
 
 t.test('health is live at once; ready only after the self-check passes', async (t) => {
-  const { app, readiness } = await buildApp({ ...ConfigSchema.parse({}), LOG_LEVEL: 'silent' });
+  const { app, readiness } = await buildApp({ ...ConfigSchema.parse({}), LOG_LEVEL: 'silent', STATE_DIR: tempStateDir() });
   t.teardown(() => app.close());
   const health = await app.inject({ method: 'GET', url: '/health' });
   t.equal(health.statusCode, 200);
@@ -17,7 +18,7 @@ t.test('health is live at once; ready only after the self-check passes', async (
 });
 
 t.test('Swagger UI and the OpenAPI document are served', async (t) => {
-  const { app } = await buildApp({ ...ConfigSchema.parse({}), LOG_LEVEL: 'silent' });
+  const { app } = await buildApp({ ...ConfigSchema.parse({}), LOG_LEVEL: 'silent', STATE_DIR: tempStateDir() });
   t.teardown(() => app.close());
   const ui = await app.inject({ method: 'GET', url: '/docs/' });
   t.equal(ui.statusCode, 200);

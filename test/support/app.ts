@@ -1,24 +1,45 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { buildApp } from '../../src/app.js';
 import { ConfigSchema, type Config } from '../../src/config.js';
 import { ErrorResponseSchema } from '../../src/contracts/errors.js';
+import { HistoryRowSchema, RunViewSchema } from '../../src/contracts/runs.js';
 import { ScorePlanResponseSchema } from '../../src/contracts/score-plan.js';
 import { ValidatePlanResponseSchema } from '../../src/contracts/validate-plan.js';
 
-// The service serializes with plain JSON.stringify; here every response a test receives is checked
+// The service serializes with plain JSON.stringify; here every JSON response a test receives is checked
 // against its zod contract, so a drift between code and schema fails the suite.
-const CONTRACTS = { '/score-plan': ScorePlanResponseSchema, '/validate-plan': ValidatePlanResponseSchema } as const;
+const CONTRACTS: Record<string, z.ZodType> = {
+  'POST /score-plan': ScorePlanResponseSchema,
+  'POST /validate-plan': ValidatePlanResponseSchema,
+  'GET /runs': z.object({ runs: z.array(RunViewSchema) }),
+  'GET /runs/:id': RunViewSchema,
+  'PUT /runs/:id': RunViewSchema,
+  'POST /runs/:id/finalize': z.object({ finalized: HistoryRowSchema.nullable(), run: RunViewSchema }),
+  'GET /runs/:id/history': z.object({ run_id: z.string(), total: z.number(), offset: z.number(), limit: z.number(), rows: z.array(HistoryRowSchema) }),
+};
 
+export function tempStateDir(): string {
+  return mkdtempSync(join(tmpdir(), 'tutor-reward-test-'));
+}
+
+/** An app on a fresh state directory (removed on close) unless STATE_DIR is given. */
 export async function testApp(overrides: Partial<Config> = {}): Promise<FastifyInstance> {
-  const built = await buildApp({ ...ConfigSchema.parse({}), LOG_LEVEL: 'silent', ...overrides });
+  const stateDir = overrides.STATE_DIR ?? tempStateDir();
+  const built = await buildApp({ ...ConfigSchema.parse({}), LOG_LEVEL: 'silent', STATE_DIR: stateDir, ...overrides });
   built.app.addHook('onSend', async (req, reply, payload) => {
     if (typeof payload !== 'string' || !payload.startsWith('{')) return payload;
     const body: unknown = JSON.parse(payload);
-    const contract = reply.statusCode === 200 ? CONTRACTS[req.url as keyof typeof CONTRACTS] : reply.statusCode >= 400 ? ErrorResponseSchema : undefined;
+    const route = `${req.method} ${req.routeOptions.url ?? ''}`;
+    const contract = reply.statusCode < 300 ? CONTRACTS[route] : reply.statusCode >= 400 ? ErrorResponseSchema : undefined;
     const checked = contract?.safeParse(body);
-    if (checked && !checked.success) throw new Error(`response to ${req.url} breaks its contract: ${checked.error.message}`);
+    if (checked && !checked.success) throw new Error(`response to ${route} breaks its contract: ${checked.error.message}`);
     return payload;
   });
+  if (overrides.STATE_DIR === undefined) built.app.addHook('onClose', async () => rmSync(stateDir, { recursive: true, force: true }));
   await built.app.ready();
   built.readiness.ready = true;
   return built.app;

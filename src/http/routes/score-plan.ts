@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { ErrorResponseSchema } from '../../contracts/errors.js';
-import { ScorePlanRequestSchema, ScorePlanResponseSchema } from '../../contracts/score-plan.js';
-import { scoreGroups } from '../../scoring/score-groups.js';
+import { ScorePlanRequestSchema, ScorePlanResponseSchema, type ScorePlanResponse } from '../../contracts/score-plan.js';
+import { scoreInRun } from '../../runs/score-in-run.js';
 import type { ScoringContext } from '../context.js';
 import { RequestError } from '../errors.js';
 
@@ -15,21 +16,32 @@ export const scorePlanRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
           summary: 'Verifiable GRPO rewards for rollout groups of sampled plans',
           description:
             'Each completion is parsed, checked and scored on three soft axes (structural, personalization, pedagogy), ' +
-            'z-scored within its group, composed with the current weights and the hard gate, and turned into a group-relative advantage.',
+            'z-scored within its group, composed with the weights of its run step and the hard gate, and turned into a ' +
+            'group-relative advantage. With `step`, the plans count toward that step of the run; a retried request ' +
+            '(same run, step and Idempotency-Key) gets the same body back and is not counted again.',
+          headers: z.object({
+            'idempotency-key': z.string().min(1).max(200).optional().describe('Makes a retry of this request return the same body and count once'),
+          }),
           body: ScorePlanRequestSchema,
-          response: { 200: ScorePlanResponseSchema, 400: ErrorResponseSchema, 413: ErrorResponseSchema },
+          response: { 200: ScorePlanResponseSchema, 400: ErrorResponseSchema, 409: ErrorResponseSchema, 413: ErrorResponseSchema },
         },
       },
-      async (req) => {
+      async (req, reply) => {
         const plans = req.body.groups.reduce((n, g) => n + g.completions.length, 0);
         if (plans > ctx.requestLimits.maxPlansPerRequest) {
           throw new RequestError(`${plans} completions in one request, over MAX_PLANS_PER_REQUEST=${ctx.requestLimits.maxPlansPerRequest}`, [
             { path: '$.groups', message: `at most ${ctx.requestLimits.maxPlansPerRequest} completions in all` },
           ]);
         }
-        const { response, summary } = scoreGroups(req.body, ctx.planLimits, ctx.defaults);
-        req.scoreSummary = summary;
-        return response;
+        const out = scoreInRun(req.body, req.headers['idempotency-key'], ctx.ledger, ctx.replays, ctx.planLimits, ctx.defaults);
+        if (out.kind === 'conflict') return reply.code(409).send({ statusCode: 409, error: 'Conflict', message: out.message });
+        // A replay, or a first response kept for replays, is the serialized body itself: a string with a
+        // JSON content type goes out as is, byte for byte the same on every retry.
+        const serialized = (body: string) => body as unknown as ScorePlanResponse;
+        if (out.kind === 'replay') return reply.header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(serialized(out.body));
+        req.scoreSummary = out.summary;
+        if (out.body !== undefined) return reply.type('application/json; charset=utf-8').send(serialized(out.body));
+        return out.response;
       },
     );
   };

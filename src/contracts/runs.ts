@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { AxisVectorSchema } from './results.js';
+
+const unit = z.number().min(0).max(1);
+
+// Per-run hyperparameters: PersonalPlan's Reward-Adaptive GRPO (§3.3, Appendix A.1) and the scoring options.
+const RunConfigFields = z.object({
+  alpha: z.number().gt(0).max(1).describe('EMA rate α'),
+  t_warm: z.number().int().min(0).describe('T_warm: the first step after which weights may refresh'),
+  t_refresh: z.number().int().min(1).describe('T_refresh: steps between refreshes'),
+  rho: unit.describe('ρ: target level of each axis EMA'),
+  eta_w: z.number().min(0).max(100).describe('η_w: weight step size'),
+  w_min: unit,
+  w_max: unit,
+  w0: AxisVectorSchema.describe('Initial weights (normalized to sum 1)'),
+  lambda_hard: z.number().min(0).max(1e6),
+  epsilon: z.number().gt(0).max(1),
+  tau: z.number().min(0).max(1),
+  ddof: z.union([z.literal(0), z.literal(1)]),
+  samples_per_step: z
+    .number()
+    .int()
+    .min(1)
+    .nullable()
+    .describe('For trainers that send no step (OpenRLHF): this many step-less plans form one step; null: each request is its own step'),
+});
+
+export const RunConfigSchema = RunConfigFields.refine((c) => c.w_min <= c.w_max, { message: 'w_min must not exceed w_max', path: ['w_min'] })
+  .refine((c) => c.w0.struct >= 0 && c.w0.pers >= 0 && c.w0.ped >= 0 && c.w0.struct + c.w0.pers + c.w0.ped > 0, {
+    message: 'w0 must be non-negative with a positive sum',
+    path: ['w0'],
+  })
+  .meta({ id: 'RunConfig' });
+
+/** PUT /runs/:id body: any subset of the configuration; omitted fields keep their value (or the default). */
+export const RunConfigPatchSchema = RunConfigFields.partial().strict().meta({ id: 'RunConfigPatch' });
+
+export type RunConfig = z.infer<typeof RunConfigSchema>;
+export type RunConfigPatch = z.infer<typeof RunConfigPatchSchema>;
+
+export const DEFAULT_RUN_CONFIG: RunConfig = {
+  alpha: 0.1,
+  t_warm: 50,
+  t_refresh: 100,
+  rho: 0.4,
+  eta_w: 0.3,
+  w_min: 0.05,
+  w_max: 0.7,
+  w0: { struct: 1 / 3, pers: 1 / 3, ped: 1 / 3 },
+  lambda_hard: 10,
+  epsilon: 1e-6,
+  tau: 1e-6,
+  ddof: 0,
+  samples_per_step: null,
+};
+
+export const RunIdSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only')
+  .describe('Run identifier');
+
+export const HistoryRowSchema = z
+  .object({
+    step: z.number().int(),
+    plans: z.number().int(),
+    gated: z.number().int(),
+    gated_fraction: z.number(),
+    requests: z.number().int(),
+    late_plans: z.number().int().describe('Plans that arrived after the step was finalized: scored, not folded in'),
+    mean: AxisVectorSchema.describe('Raw mean of each axis over every plan of the step'),
+    weights: AxisVectorSchema.describe('Weights every plan of the step was composed with'),
+    ema: AxisVectorSchema.describe('EMA after this step'),
+    weights_after: AxisVectorSchema.describe('Weights in force for the next step'),
+    refreshed: z.boolean(),
+    finalized_at: z.string(),
+  })
+  .meta({ id: 'StepHistory' });
+
+export const OpenStepSchema = z
+  .object({ step: z.number().int(), plans: z.number().int(), gated: z.number().int(), requests: z.number().int(), weights: AxisVectorSchema })
+  .meta({ id: 'OpenStep' });
+
+export const RunViewSchema = z
+  .object({
+    id: z.string(),
+    config: RunConfigSchema,
+    weights: AxisVectorSchema.describe('Weights in force for the next step to begin'),
+    ema: AxisVectorSchema.nullable(),
+    last_finalized_step: z.number().int().nullable(),
+    finalized_steps: z.number().int(),
+    open_step: OpenStepSchema.nullable().describe('The step being accumulated (kept in memory until finalized)'),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Run' });
+
+export const RunStepInfoSchema = z
+  .object({
+    id: z.string(),
+    step: z.number().int(),
+    status: z.enum(['open', 'late', 'auto']).describe('open: counted into the step; late: step already finalized, scored and not counted; auto: no step given'),
+    counted: z.boolean().describe('Whether these plans enter the step means (false for late requests)'),
+    weights: AxisVectorSchema,
+    finalized: z.array(HistoryRowSchema).describe('Steps this request finalized'),
+  })
+  .meta({ id: 'RunStepInfo' });
+
+export type HistoryRow = z.infer<typeof HistoryRowSchema>;
+export type RunView = z.infer<typeof RunViewSchema>;
+export type RunStepInfo = z.infer<typeof RunStepInfoSchema>;

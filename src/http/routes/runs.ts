@@ -1,0 +1,120 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorResponseSchema } from '../../contracts/errors.js';
+import { HistoryRowSchema, RunConfigPatchSchema, RunIdSchema, RunViewSchema, type HistoryRow } from '../../contracts/runs.js';
+import type { ScoringContext } from '../context.js';
+
+const Params = z.object({ id: RunIdSchema });
+const notFound = (id: string) => ({ statusCode: 404, error: 'Not Found', message: `no run "${id}"` });
+
+const HISTORY_COLUMNS = [
+  'step', 'plans', 'gated', 'gated_fraction', 'requests', 'late_plans',
+  'mean_struct', 'mean_pers', 'mean_ped', 'w_struct', 'w_pers', 'w_ped',
+  'ema_struct', 'ema_pers', 'ema_ped', 'w_after_struct', 'w_after_pers', 'w_after_ped', 'refreshed', 'finalized_at',
+];
+
+// Numbers are written with JavaScript's shortest round-trip form, so a CSV reader gets the exact doubles.
+function historyCsv(rows: HistoryRow[]): string {
+  const lines = rows.map((r) =>
+    [
+      r.step, r.plans, r.gated, r.gated_fraction, r.requests, r.late_plans,
+      r.mean.struct, r.mean.pers, r.mean.ped, r.weights.struct, r.weights.pers, r.weights.ped,
+      r.ema.struct, r.ema.pers, r.ema.ped, r.weights_after.struct, r.weights_after.pers, r.weights_after.ped,
+      r.refreshed ? 1 : 0, r.finalized_at,
+    ].join(','),
+  );
+  return [HISTORY_COLUMNS.join(','), ...lines].join('\n') + '\n';
+}
+
+export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
+  async (app) => {
+    const tags = ['runs'];
+    app.get(
+      '/runs',
+      { schema: { tags, summary: 'All runs with their current weights', response: { 200: z.object({ runs: z.array(RunViewSchema) }) } } },
+      async () => ({ runs: ctx.ledger.list() }),
+    );
+
+    app.put(
+      '/runs/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Create a run or change its configuration (applies from the next step)',
+          params: Params,
+          body: RunConfigPatchSchema,
+          response: { 200: RunViewSchema, 201: RunViewSchema, 400: ErrorResponseSchema },
+        },
+      },
+      async (req, reply) => {
+        const { run, created } = ctx.ledger.configure(req.params.id, req.body);
+        return reply.code(created ? 201 : 200).send(run);
+      },
+    );
+
+    app.get(
+      '/runs/:id',
+      { schema: { tags, summary: 'Configuration, weights, EMA and the open step of a run', params: Params, response: { 200: RunViewSchema, 404: ErrorResponseSchema } } },
+      async (req, reply) => {
+        const run = ctx.ledger.get(req.params.id);
+        return run ? run : reply.code(404).send(notFound(req.params.id));
+      },
+    );
+
+    app.get(
+      '/runs/:id/history',
+      {
+        schema: {
+          tags,
+          summary: 'Finalized steps of a run, oldest first (JSON, or CSV with ?format=csv)',
+          params: Params,
+          querystring: z.object({
+            offset: z.coerce.number().int().min(0).default(0),
+            limit: z.coerce.number().int().min(1).max(10_000).default(1000),
+            format: z.enum(['json', 'csv']).default('json'),
+          }),
+          response: {
+            200: z.object({ run_id: z.string(), total: z.number().int(), offset: z.number().int(), limit: z.number().int(), rows: z.array(HistoryRowSchema) }),
+            404: ErrorResponseSchema,
+          },
+        },
+      },
+      async (req, reply) => {
+        if (!ctx.ledger.get(req.params.id)) return reply.code(404).send(notFound(req.params.id));
+        const { offset, limit, format } = req.query;
+        const { total, rows } = ctx.ledger.history(req.params.id, offset, limit);
+        if (format === 'csv') {
+          const csv = historyCsv(rows) as unknown as { run_id: string; total: number; offset: number; limit: number; rows: HistoryRow[] };
+          return reply.type('text/csv; charset=utf-8').header('x-total-count', String(total)).send(csv);
+        }
+        return { run_id: req.params.id, total, offset, limit, rows };
+      },
+    );
+
+    app.post(
+      '/runs/:id/finalize',
+      {
+        schema: {
+          tags,
+          summary: 'Finalize the open step now (end of training, or a trainer that knows the step is complete)',
+          params: Params,
+          response: { 200: z.object({ finalized: HistoryRowSchema.nullable(), run: RunViewSchema }), 404: ErrorResponseSchema },
+        },
+      },
+      async (req, reply) => {
+        if (!ctx.ledger.get(req.params.id)) return reply.code(404).send(notFound(req.params.id));
+        const finalized = ctx.ledger.finalize(req.params.id);
+        return { finalized, run: ctx.ledger.get(req.params.id)! };
+      },
+    );
+
+    app.delete(
+      '/runs/:id',
+      { schema: { tags, summary: 'Delete a run, its history and its open step', params: Params, response: { 204: z.null(), 404: ErrorResponseSchema } } },
+      async (req, reply) => {
+        if (!ctx.ledger.delete(req.params.id)) return reply.code(404).send(notFound(req.params.id));
+        ctx.replays.dropRun(req.params.id);
+        return reply.code(204).send(null);
+      },
+    );
+  };

@@ -1,0 +1,58 @@
+import type { ScorePlanRequest, ScorePlanResponse } from '../contracts/score-plan.js';
+import { INITIAL_WEIGHTS } from '../grpo/compose.js';
+import type { PlanLimits } from '../plan/parse.js';
+import { scoreGroups, type ScoreSummary, type ScoringDefaults } from '../scoring/score-groups.js';
+import { ReplayCache } from './idempotency.js';
+import type { RunLedger } from './ledger.js';
+
+export type RunScoring =
+  | { kind: 'scored'; response: ScorePlanResponse; summary: ScoreSummary; body?: string }
+  | { kind: 'replay'; body: string }
+  | { kind: 'conflict'; message: string };
+
+export const DEFAULT_RUN_ID = 'default';
+
+/**
+ * /score-plan with step accounting: a retry is answered from the replay cache; otherwise the ledger says
+ * which step and weights apply, the groups are scored with them, and the plans are recorded. Synchronous
+ * from ledger entry to record, so no other request's bookkeeping interleaves.
+ */
+export function scoreInRun(
+  req: ScorePlanRequest,
+  idempotencyKey: string | undefined,
+  ledger: RunLedger,
+  replays: ReplayCache,
+  limits: PlanLimits,
+  serviceDefaults: ScoringDefaults,
+): RunScoring {
+  const runId = req.run_id === undefined ? DEFAULT_RUN_ID : req.run_id;
+  if (runId === null) {
+    const { response, summary } = scoreGroups(req, limits, serviceDefaults, INITIAL_WEIGHTS);
+    return { kind: 'scored', response: { ...response, run: null }, summary };
+  }
+
+  let replayKey: string | undefined;
+  let fingerprint = '';
+  if (idempotencyKey !== undefined) {
+    replayKey = ReplayCache.key(runId, req.step, idempotencyKey);
+    fingerprint = ReplayCache.fingerprint(req);
+    const hit = replays.get(replayKey);
+    if (hit && hit.fingerprint !== fingerprint) {
+      return { kind: 'conflict', message: `Idempotency-Key "${idempotencyKey}" was used for a different request in run ${runId}` };
+    }
+    if (hit) return { kind: 'replay', body: hit.body };
+  }
+
+  const ticket = ledger.enter(runId, req.step);
+  const c = ticket.config;
+  const { response, summary, raws } = scoreGroups(req, limits, { lambda_hard: c.lambda_hard, epsilon: c.epsilon, tau: c.tau, ddof: c.ddof }, ticket.weights);
+  const finalized = ledger.record(ticket, raws, summary.gated);
+  const full: ScorePlanResponse = {
+    ...response,
+    run: { id: runId, step: ticket.step, status: ticket.status, counted: ticket.counted, weights: ticket.weights, finalized },
+  };
+  if (replayKey === undefined) return { kind: 'scored', response: full, summary };
+  const body = JSON.stringify(full);
+  replays.set(replayKey, fingerprint, body);
+  return { kind: 'scored', response: full, summary, body };
+}
