@@ -42,6 +42,13 @@ export async function buildApp(config: Config): Promise<App> {
   // against the schema instead (test/support/app.ts).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandler(app);
+  // An empty JSON body (curl -X POST -H 'content-type: application/json' …/finalize) means no body.
+  const parseJson = app.getDefaultJsonParser('remove', 'remove');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') done(null, undefined);
+    else parseJson(req, body as string, done);
+  });
 
   const readiness: Readiness = { ready: false, reason: 'starting' };
 

@@ -2,6 +2,7 @@ import { DEFAULT_RUN_CONFIG, RunConfigSchema, type HistoryRow, type RunConfig, t
 import { isRefreshStep, refreshWeights, updateEma } from '../grpo/adaptive-weights.js';
 import { SOFT_AXES, type AxisVector } from '../grpo/compose.js';
 import { orderIndependentMean } from '../grpo/stats.js';
+import { jsonPath } from '../plan/violations.js';
 import type { RunRecord, RunStore } from './store.js';
 
 /** The step a run is accumulating. It lives in memory: a crash loses at most this step. */
@@ -30,7 +31,18 @@ export interface StepTicket {
 }
 
 export class RunNotFound extends Error {}
-export class StepOutOfRange extends Error {}
+/** A configuration whose fields are each valid but not together (w_min > w_max, w0 summing to 0). */
+export class InvalidRunConfig extends Error {
+  constructor(readonly issues: { path: string; message: string }[]) {
+    super(`invalid run configuration: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+  }
+}
+
+function validConfig(candidate: unknown): RunConfig {
+  const parsed = RunConfigSchema.safeParse(candidate);
+  if (!parsed.success) throw new InvalidRunConfig(parsed.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message })));
+  return parsed.data;
+}
 
 const normalize = (w: AxisVector): AxisVector => {
   const t = w.struct + w.pers + w.ped;
@@ -68,7 +80,7 @@ export class RunLedger {
   }
 
   private create(id: string, patch: RunConfigPatch): RunRecord {
-    const config = RunConfigSchema.parse({ ...DEFAULT_RUN_CONFIG, lambda_hard: this.defaults.lambda_hard, ...patch });
+    const config = validConfig({ ...DEFAULT_RUN_CONFIG, lambda_hard: this.defaults.lambda_hard, ...patch });
     const at = this.now().toISOString();
     const run: RunRecord = {
       id,
@@ -89,7 +101,7 @@ export class RunLedger {
   configure(id: string, patch: RunConfigPatch): { run: RunView; created: boolean } {
     const existing = this.load(id);
     if (!existing) return { run: this.view(this.create(id, patch)), created: true };
-    const config = RunConfigSchema.parse({ ...existing.config, ...patch });
+    const config = validConfig({ ...existing.config, ...patch });
     const started = existing.last_finalized_step !== null || this.open.has(id);
     // Before the first step, new initial weights are the weights.
     const weights = !started && patch.w0 ? normalize(config.w0) : existing.weights;
@@ -151,7 +163,6 @@ export class RunLedger {
       return ticket(next, 'auto', run.weights, true);
     }
 
-    if (!Number.isSafeInteger(step) || step < 0) throw new StepOutOfRange(`step must be a non-negative integer, got ${step}`);
     if (open && step === open.step) return ticket(step, 'open', open.weights, false);
     if (open && step > open.step) {
       finalized.push(this.finalizeOpen(run, open));

@@ -80,7 +80,6 @@ export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
         },
       },
       async (req, reply) => {
-        if (!ctx.ledger.get(req.params.id)) return reply.code(404).send(notFound(req.params.id));
         const { offset, limit, format } = req.query;
         const { total, rows } = ctx.ledger.history(req.params.id, offset, limit);
         if (format === 'csv') {
@@ -101,8 +100,7 @@ export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
           response: { 200: z.object({ finalized: HistoryRowSchema.nullable(), run: RunViewSchema }), 404: ErrorResponseSchema },
         },
       },
-      async (req, reply) => {
-        if (!ctx.ledger.get(req.params.id)) return reply.code(404).send(notFound(req.params.id));
+      async (req) => {
         const finalized = ctx.ledger.finalize(req.params.id);
         return { finalized, run: ctx.ledger.get(req.params.id)! };
       },

@@ -1,0 +1,97 @@
+import t from 'tap';
+import { asCompletion, BENCH_PROFILES, mulberry32, realisticPlan } from '../../bench/realistic-plans.js';
+import type { RunView } from '../../src/contracts/runs.js';
+import type { ScorePlanResponse } from '../../src/contracts/score-plan.js';
+import { testApp } from '../support/app.js';
+
+const app = await testApp();
+t.teardown(() => app.close());
+const inject = (method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+  app.inject({ method, url, payload: payload as object, headers });
+
+const rand = mulberry32(11);
+const group = (i: number, n = 4) => ({
+  id: `g${i}`,
+  query: 'q',
+  profile: BENCH_PROFILES[i % BENCH_PROFILES.length]!,
+  completions: Array.from({ length: n }, () => {
+    const r = rand();
+    return asCompletion(realisticPlan(rand, { cycle: r < 0.2, badTool: r > 0.8 }), rand);
+  }),
+});
+
+t.test('create, configure, read, list and delete a run', async (t) => {
+  const created = await inject('PUT', '/runs/exp-1', { alpha: 0.2, t_warm: 10 });
+  t.equal(created.statusCode, 201);
+  t.match(created.json(), { id: 'exp-1', config: { alpha: 0.2, t_warm: 10, t_refresh: 100, rho: 0.4, lambda_hard: 10 }, ema: null, last_finalized_step: null });
+  const updated = await inject('PUT', '/runs/exp-1', { w0: { struct: 2, pers: 1, ped: 1 } });
+  t.equal(updated.statusCode, 200);
+  t.same(updated.json<RunView>().weights, { struct: 0.5, pers: 0.25, ped: 0.25 }, 'before the first step, new initial weights apply');
+  t.equal((await inject('GET', '/runs/exp-1')).json<RunView>().config.alpha, 0.2);
+  t.ok((await inject('GET', '/runs')).json<{ runs: RunView[] }>().runs.some((r) => r.id === 'exp-1'));
+  t.equal((await inject('DELETE', '/runs/exp-1')).statusCode, 204);
+  t.equal((await inject('GET', '/runs/exp-1')).statusCode, 404);
+  t.equal((await inject('DELETE', '/runs/exp-1')).statusCode, 404);
+  t.equal((await inject('GET', '/runs/nope/history')).statusCode, 404);
+  t.equal((await inject('POST', '/runs/nope/finalize')).statusCode, 404);
+});
+
+t.test('bad run configuration and ids are 400s naming the field', async (t) => {
+  for (const [url, body, path] of [
+    ['/runs/x', { w_min: 0.8, w_max: 0.2 }, '$.w_min'],
+    ['/runs/x', { alpha: 0 }, '$.alpha'],
+    ['/runs/x', { t_refresh: 0 }, '$.t_refresh'],
+    ['/runs/x', { bogus: 1 }, '$'],
+    ['/runs/x', { w0: { struct: 0, pers: 0, ped: 0 } }, '$.w0'],
+    ['/runs/bad%20id', {}, '$.id'],
+  ] as const) {
+    const res = await inject('PUT', url, body);
+    t.equal(res.statusCode, 400, JSON.stringify(body));
+    t.ok(res.json<{ issues: { path: string }[] }>().issues.some((i) => i.path.startsWith(path)), `${path}: ${res.body}`);
+  }
+  const badStep = await inject('POST', '/score-plan', { run_id: 'x', step: -1, groups: [group(0)] });
+  t.equal(badStep.statusCode, 400);
+  t.match(badStep.json(), { issues: [{ path: '$.step' }] });
+});
+
+t.test('a scoring request reports its step; history in JSON and CSV', async (t) => {
+  await inject('PUT', '/runs/h', { t_warm: 0, t_refresh: 1 });
+  const first = (await inject('POST', '/score-plan', { run_id: 'h', step: 0, groups: [group(1), group(2)] })).json<ScorePlanResponse>();
+  t.match(first.run, { id: 'h', step: 0, status: 'open', counted: true, finalized: [] });
+  t.same(first.weights, first.run!.weights);
+  const second = (await inject('POST', '/score-plan', { run_id: 'h', step: 1, groups: [group(3)] })).json<ScorePlanResponse>();
+  t.same(second.run!.finalized.map((r) => [r.step, r.plans, r.requests]), [[0, 8, 1]]);
+  t.notSame(second.weights, first.weights, 'step 1 uses the weights refreshed after step 0');
+  const history = (await inject('GET', '/runs/h/history')).json<{ total: number; rows: Array<{ step: number }> }>();
+  t.same([history.total, history.rows.map((r) => r.step)], [1, [0]]);
+  const csv = await inject('GET', '/runs/h/history?format=csv');
+  t.match(csv.headers['content-type'], /text\/csv/);
+  const [header, row] = csv.body.trim().split('\n');
+  t.match(header, /^step,plans,gated,gated_fraction,requests,late_plans,mean_struct,mean_pers,mean_ped,w_struct/);
+  t.equal(Number(row!.split(',')[6]), second.run!.finalized[0]!.mean.struct, 'CSV numbers round-trip exactly');
+  const page = (await inject('GET', '/runs/h/history?offset=1&limit=5')).json<{ rows: unknown[]; offset: number }>();
+  t.same([page.rows.length, page.offset], [0, 1]);
+  const fin = (await inject('POST', '/runs/h/finalize')).json<{ finalized: { step: number } }>();
+  t.equal(fin.finalized.step, 1);
+});
+
+t.test('stateless scoring: run_id null records nothing', async (t) => {
+  const res = (await inject('POST', '/score-plan', { run_id: null, groups: [group(4)] })).json<ScorePlanResponse>();
+  t.equal(res.run, null);
+  t.same(res.weights, { struct: 1 / 3, pers: 1 / 3, ped: 1 / 3 });
+  t.notOk((await inject('GET', '/runs')).json<{ runs: RunView[] }>().runs.some((r) => r.id === 'null'));
+});
+
+t.test('Idempotency-Key: a retry returns the same bytes and is not counted; a different body under the key is a 409', async (t) => {
+  const body = { run_id: 'idem', step: 3, groups: [group(5)] };
+  const a = await inject('POST', '/score-plan', body, { 'idempotency-key': 'k1' });
+  const b = await inject('POST', '/score-plan', body, { 'idempotency-key': 'k1' });
+  t.equal(a.statusCode, 200);
+  t.equal(b.body, a.body);
+  t.equal(b.headers['idempotent-replayed'], 'true');
+  t.equal((await inject('GET', '/runs/idem')).json<RunView>().open_step?.plans, 4, 'counted once');
+  const conflict = await inject('POST', '/score-plan', { ...body, groups: [group(6)] }, { 'idempotency-key': 'k1' });
+  t.equal(conflict.statusCode, 409);
+  const otherStep = await inject('POST', '/score-plan', { ...body, step: 4 }, { 'idempotency-key': 'k1' });
+  t.equal(otherStep.json<ScorePlanResponse>().run?.step, 4, 'the key is scoped to its step');
+});
