@@ -8,6 +8,7 @@ import { installErrorHandler, RequestError } from './http/errors.js';
 import { pathPastDepth } from './http/body-depth.js';
 import { healthRoutes, type Readiness } from './http/routes/health.js';
 import { scorePlanRoute } from './http/routes/score-plan.js';
+import { openRlhfRoute } from './http/routes/openrlhf.js';
 import { runRoutes } from './http/routes/runs.js';
 import { validatePlanRoute } from './http/routes/validate-plan.js';
 import { jsonPath } from './plan/violations.js';
@@ -80,6 +81,7 @@ export async function buildApp(config: Config): Promise<App> {
       tags: [
         { name: 'PersonalPlan', description: 'Plan rewards for GRPO' },
         { name: 'runs', description: 'Reward-Adaptive GRPO runs: adaptive weights, step accounting, history' },
+        { name: 'trainers', description: 'Trainer-specific protocols' },
         { name: 'service', description: 'Liveness and readiness' },
       ],
     },
@@ -94,5 +96,6 @@ export async function buildApp(config: Config): Promise<App> {
   await app.register(scorePlanRoute(ctx));
   await app.register(validatePlanRoute(ctx));
   await app.register(runRoutes(ctx));
+  await app.register(openRlhfRoute(ctx));
   return { app, readiness };
 }

@@ -1,7 +1,9 @@
+import type { Profile } from '../contracts/profile.js';
 import type { ScorePlanRequest, ScorePlanResponse } from '../contracts/score-plan.js';
 import { INITIAL_WEIGHTS } from '../grpo/compose.js';
 import type { PlanLimits } from '../plan/parse.js';
 import { scoreGroups, type ScoreSummary, type ScoringDefaults } from '../scoring/score-groups.js';
+import { scoreSamples, type SampleScore } from '../scoring/score-samples.js';
 import { ReplayCache } from './idempotency.js';
 import type { RunLedger } from './ledger.js';
 
@@ -55,4 +57,23 @@ export function scoreInRun(
   const body = JSON.stringify(full);
   replays.set(replayKey, fingerprint, body);
   return { kind: 'scored', response: full, summary, body };
+}
+
+/**
+ * Step-less samples (OpenRLHF): counted into the run's automatic steps (one per request, or
+ * `samples_per_step` plans per step) and composed with the weights of the step they land in.
+ */
+export function scoreSamplesInRun(
+  runId: string,
+  samples: ReadonlyArray<{ completion: unknown; profile: Profile }>,
+  ledger: RunLedger,
+  limits: PlanLimits,
+): { scores: SampleScore[]; step: number; summary: ScoreSummary } {
+  const ticket = ledger.enter(runId, undefined);
+  const scores = scoreSamples(samples, limits, { strict: false, lambda_hard: ticket.config.lambda_hard }, ticket.weights);
+  const raws = scores.map((s) => s.evaluation.raw);
+  const gated = scores.filter((s) => s.evaluation.gate.failed).length;
+  ledger.record(ticket, raws, gated);
+  const mean = (k: 'struct' | 'pers' | 'ped') => raws.reduce((a, r) => a + r[k], 0) / raws.length;
+  return { scores, step: ticket.step, summary: { groups: 0, plans: raws.length, gated, mean_raw: { struct: mean('struct'), pers: mean('pers'), ped: mean('ped') } } };
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { buildApp } from '../../src/app.js';
 import { ConfigSchema, type Config } from '../../src/config.js';
 import { ErrorResponseSchema } from '../../src/contracts/errors.js';
+import { OpenRlhfResponseSchema } from '../../src/contracts/openrlhf.js';
 import { HistoryRowSchema, RunViewSchema } from '../../src/contracts/runs.js';
 import { ScorePlanResponseSchema } from '../../src/contracts/score-plan.js';
 import { ValidatePlanResponseSchema } from '../../src/contracts/validate-plan.js';
@@ -15,6 +16,7 @@ import { ValidatePlanResponseSchema } from '../../src/contracts/validate-plan.js
 const CONTRACTS: Record<string, z.ZodType> = {
   'POST /score-plan': ScorePlanResponseSchema,
   'POST /validate-plan': ValidatePlanResponseSchema,
+  'POST /openrlhf/reward': OpenRlhfResponseSchema,
   'GET /runs': z.object({ runs: z.array(RunViewSchema) }),
   'GET /runs/:id': RunViewSchema,
   'PUT /runs/:id': RunViewSchema,

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { RunIdSchema } from './runs.js';
+
+// OpenRLHF's remote reward model protocol (--reward.remote_url, earlier --remote_rm_url).
+export const OpenRlhfRequestSchema = z
+  .object({
+    query: z.array(z.string()).min(1).describe('Prompt + response, as rendered with the chat template'),
+    prompts: z.array(z.string()).optional().describe('The prompts, stripped from the front of each query'),
+    labels: z
+      .array(z.unknown())
+      .optional()
+      .describe('Per sample: the learner profile (object or free text), { profile }, or either as a JSON string'),
+  })
+  .meta({ id: 'OpenRlhfRequest' });
+
+export const OpenRlhfQuerySchema = z.object({
+  run_id: RunIdSchema.default('default').describe('Run whose weights and steps these samples belong to'),
+});
+
+export const OpenRlhfResponseSchema = z
+  .object({
+    rewards: z.array(z.number()).describe('Σ_k w_k R_k + R_hard per sample (no group z-score: groups are not visible)'),
+    scores: z.array(z.number()).describe('0 if gated, else Σ_k w_k R_k'),
+    extra_logs: z.object({
+      struct: z.array(z.number()),
+      pers: z.array(z.number()),
+      ped: z.array(z.number()),
+      gated: z.array(z.number()).describe('1 when the hard gate closed'),
+      step: z.array(z.number()).describe('The run step each sample was counted in'),
+    }),
+  })
+  .meta({ id: 'OpenRlhfResponse' });
+
+export type OpenRlhfRequest = z.infer<typeof OpenRlhfRequestSchema>;
+export type OpenRlhfResponse = z.infer<typeof OpenRlhfResponseSchema>;

@@ -1,0 +1,51 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ErrorResponseSchema } from '../../contracts/errors.js';
+import { OpenRlhfQuerySchema, OpenRlhfRequestSchema, OpenRlhfResponseSchema } from '../../contracts/openrlhf.js';
+import { scoreSamplesInRun } from '../../runs/score-in-run.js';
+import { samplesOf } from '../../trainers/openrlhf.js';
+import type { ScoringContext } from '../context.js';
+import { RequestError } from '../errors.js';
+
+export const openRlhfRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      '/openrlhf/reward',
+      {
+        schema: {
+          tags: ['trainers'],
+          summary: "OpenRLHF's remote reward model protocol (--reward.remote_url http://host:8080/openrlhf/reward?run_id=…)",
+          description:
+            'Each sample is scored alone: rewards are Σ_k w_k R_k + R_hard with the run weights (no group is visible, so no ' +
+            'z-score); OpenRLHF group-normalizes them itself. Samples count toward the run in automatic steps: one per ' +
+            'request, or `samples_per_step` plans per step when the run sets it.',
+          querystring: OpenRlhfQuerySchema,
+          body: OpenRlhfRequestSchema,
+          response: { 200: OpenRlhfResponseSchema, 400: ErrorResponseSchema },
+        },
+      },
+      async (req) => {
+        const { query, prompts, labels } = req.body;
+        for (const [name, list] of [['prompts', prompts], ['labels', labels]] as const) {
+          if (list !== undefined && list.length !== query.length) {
+            throw new RequestError(`${name} has ${list.length} entries for ${query.length} queries`, [{ path: `$.${name}`, message: `must have ${query.length} entries` }]);
+          }
+        }
+        if (query.length > ctx.requestLimits.maxPlansPerRequest) {
+          throw new RequestError(`${query.length} samples, over MAX_PLANS_PER_REQUEST`, [{ path: '$.query', message: `at most ${ctx.requestLimits.maxPlansPerRequest}` }]);
+        }
+        const { scores, step, summary } = scoreSamplesInRun(req.query.run_id, samplesOf(req.body), ctx.ledger, ctx.planLimits);
+        req.scoreSummary = summary;
+        return {
+          rewards: scores.map((s) => s.reward),
+          scores: scores.map((s) => s.score),
+          extra_logs: {
+            struct: scores.map((s) => s.evaluation.raw.struct),
+            pers: scores.map((s) => s.evaluation.raw.pers),
+            ped: scores.map((s) => s.evaluation.raw.ped),
+            gated: scores.map((s) => (s.evaluation.gate.failed ? 1 : 0)),
+            step: scores.map(() => step),
+          },
+        };
+      },
+    );
+  };

@@ -1,0 +1,38 @@
+import type { Profile } from '../contracts/profile.js';
+import { absoluteScore, SOFT_AXES, type AxisVector } from '../grpo/compose.js';
+import { DEFAULT_RESOLVED } from '../plan/palette.js';
+import type { PlanLimits } from '../plan/parse.js';
+import { SignalCoverage } from '../rewards/personalization/reward.js';
+import { profileSignals } from '../rewards/personalization/signals.js';
+import { evaluatePlan, type GateOptions, type PlanEvaluation } from './evaluate-plan.js';
+
+export interface SampleScore {
+  evaluation: PlanEvaluation;
+  /** Σ_k w_k R_k + R_hard: no group is visible, so the soft axes are weighted raw, not z-scored. */
+  reward: number;
+  score: number;
+}
+
+/**
+ * Samples scored one by one, for trainers that send no rollout group (OpenRLHF's remote reward model).
+ * The trainer's own group normalization then centres and scales the total reward within each group.
+ */
+export function scoreSamples(
+  samples: ReadonlyArray<{ completion: unknown; profile: Profile }>,
+  limits: PlanLimits,
+  gate: GateOptions,
+  weights: AxisVector,
+): SampleScore[] {
+  const coverageByProfile = new Map<string, SignalCoverage>();
+  return samples.map(({ completion, profile }) => {
+    const key = JSON.stringify(profile);
+    let coverage = coverageByProfile.get(key);
+    if (!coverage) {
+      coverage = new SignalCoverage(profileSignals(profile));
+      coverageByProfile.set(key, coverage);
+    }
+    const evaluation = evaluatePlan(completion, coverage, DEFAULT_RESOLVED, limits, gate);
+    const soft = SOFT_AXES.reduce((s, k) => s + weights[k] * evaluation.raw[k], 0);
+    return { evaluation, reward: soft + evaluation.gate.penalty, score: absoluteScore(evaluation.raw, evaluation.gate.failed, weights) };
+  });
+}

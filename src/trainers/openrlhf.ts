@@ -1,0 +1,29 @@
+import type { OpenRlhfRequest } from '../contracts/openrlhf.js';
+import { ProfileSchema, type Profile } from '../contracts/profile.js';
+
+/** The response part of a query: OpenRLHF sends prompt + response, so the prompt is removed from the front. */
+export function responseOf(query: string, prompt: string | undefined): string {
+  return prompt !== undefined && prompt.length > 0 && query.startsWith(prompt) ? query.slice(prompt.length) : query;
+}
+
+/** A label carries the learner profile: an object, { profile }, free text, or a JSON string of any of them. */
+export function profileOf(label: unknown): Profile {
+  let value = label;
+  if (typeof value === 'string') {
+    const text = value.trim();
+    if (text.startsWith('{')) {
+      try {
+        value = JSON.parse(text) as unknown;
+      } catch {
+        // not JSON: free text
+      }
+    }
+  }
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'profile' in value) value = (value as { profile: unknown }).profile;
+  const parsed = ProfileSchema.safeParse(value ?? '');
+  return parsed.success ? parsed.data : '';
+}
+
+export function samplesOf(req: OpenRlhfRequest): Array<{ completion: string; profile: Profile }> {
+  return req.query.map((q, i) => ({ completion: responseOf(q, req.prompts?.[i]), profile: profileOf(req.labels?.[i]) }));
+}
