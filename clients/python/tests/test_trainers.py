@@ -1,0 +1,168 @@
+"""Client tests against a live service (TUTOR_REWARD_URL); test/clients/python.test.ts starts one."""
+
+import csv
+import io
+import json
+import math
+import os
+import sys
+import unittest
+import uuid
+import warnings
+from types import SimpleNamespace
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from tutor_reward import Client, PlanReward, compute_score, compute_score_batch  # noqa: E402
+
+URL = os.environ["TUTOR_REWARD_URL"]
+
+PLAN = {
+    "agents": [
+        {"id": "tutor", "role": "Python tutor", "tools": ["CodeDocsSearchTool", "CodeInterpreterTool"]},
+        {"id": "coach", "role": "Practice coach", "tools": ["CodeInterpreterTool"]},
+    ],
+    "subtasks": [{"id": "s1", "name": "Learn pandas groupby"}, {"id": "s2", "name": "Practice"}],
+    "steps": [
+        {"id": "a", "subtask": "s1", "agent": "tutor", "instruction": "Ask what the learner already knows about SQL",
+         "depends_on": [], "human_input": True},
+        {"id": "b", "subtask": "s1", "agent": "tutor", "instruction": "Demonstrate pandas groupby with an example",
+         "tool": "CodeDocsSearchTool", "depends_on": ["a"]},
+        {"id": "c", "subtask": "s2", "agent": "coach", "instruction": "Learner implements a monthly report",
+         "tool": "CodeInterpreterTool", "depends_on": ["b"], "human_input": True},
+        {"id": "d", "subtask": "s2", "agent": "coach", "instruction": "Verify the totals", "tool": "CodeInterpreterTool",
+         "depends_on": ["c"]},
+    ],
+    "execution_order": ["a", "b", "c", "d"],
+}
+
+
+def variant(i):
+    """Plans of varying quality: clean, cyclic, unauthorized tool, truncated."""
+    plan = json.loads(json.dumps(PLAN))
+    kind = i % 4
+    if kind == 1:
+        plan["steps"][0]["depends_on"] = ["d"]
+    elif kind == 2:
+        plan["steps"][1]["tool"] = "ShellTool"
+    text = json.dumps(plan)
+    return text[: len(text) // 2] if kind == 3 else "```json\n" + text + "\n```"
+
+
+def run_id():
+    return "py-" + uuid.uuid4().hex[:10]
+
+
+class TrlRewardTest(unittest.TestCase):
+    def test_groups_by_prompt_and_returns_rewards_in_order(self):
+        client = Client(URL, run_id=run_id())
+        reward = PlanReward(client, num_generations=4)
+        # Two prompts interleaved, as conversations; completions are assistant messages.
+        prompts, completions, profiles = [], [], []
+        for i in range(8):
+            p = i % 2
+            prompts.append([{"role": "user", "content": f"Teach me pandas, variant {p}"}])
+            completions.append([{"role": "assistant", "content": variant(i // 2)}])
+            profiles.append({"tags": ["python", "pandas"]} if p == 0 else "Java developer learning SQL")
+        rewards = reward(prompts=prompts, completions=completions, completion_ids=None,
+                         trainer_state=SimpleNamespace(global_step=7), profile=profiles)
+        self.assertEqual(len(rewards), 8)
+        self.assertEqual(reward.__name__, "personalplan_reward")
+        groups = reward.last_response["groups"]
+        self.assertEqual([g["size"] for g in groups], [4, 4])
+        for g, offset in zip(groups, (0, 1)):
+            for j, plan in enumerate(g["plans"]):
+                self.assertEqual(rewards[offset + 2 * j], plan["reward"])
+            clean = g["plans"][0]["reward"]
+            self.assertTrue(all(clean > p["reward"] for p in g["plans"][1:]), "gated plans rank below the clean one")
+        run = client.run()
+        self.assertEqual(run["open_step"]["step"], 7)
+        self.assertEqual(run["open_step"]["plans"], 8)
+
+    def test_retry_is_not_counted_twice(self):
+        client = Client(URL, run_id=run_id())
+        reward = PlanReward(client)
+        args = dict(prompts=["p"] * 4, completions=[variant(i) for i in range(4)],
+                    trainer_state=SimpleNamespace(global_step=0), profile=["python"] * 4)
+        first = reward(**args)
+        second = reward(**args)
+        self.assertEqual(first, second)
+        self.assertEqual(client.run()["open_step"]["plans"], 4)
+
+    def test_warns_on_unexpected_group_size(self):
+        reward = PlanReward(Client(URL, run_id=run_id()), num_generations=4)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            reward(prompts=["p", "p"], completions=[variant(0), variant(1)], profile=["x", "x"])
+        self.assertTrue(any("expected 4" in str(w.message) for w in caught))
+
+
+class VerlTest(unittest.TestCase):
+    def setUp(self):
+        os.environ["TUTOR_REWARD_URL"] = URL
+        os.environ["TUTOR_REWARD_RUN"] = run_id()
+
+    def test_single_form(self):
+        good = compute_score("map-ppl", variant(0), json.dumps({"profile": {"tags": ["pandas"]}}))
+        bad = compute_score("map-ppl", variant(3), "free text profile")
+        self.assertGreater(good["score"], 0)
+        self.assertEqual(good["gated"], 0)
+        self.assertEqual(bad["score"], -10)
+        self.assertEqual(bad["gated"], 1)
+
+    def test_batch_form_groups_by_prompt(self):
+        sols = [variant(i) for i in range(8)]
+        gts = [{"tags": ["python"]}] * 4 + ["Java developer"] * 4
+        infos = [{"index": 0}] * 4 + [{"index": 1}] * 4
+        out = compute_score_batch(["map-ppl"] * 8, sols, gts, infos)
+        self.assertEqual(len(out), 8)
+        for start in (0, 4):
+            group = out[start:start + 4]
+            self.assertAlmostEqual(sum(r["advantage"] for r in group), 0.0, places=9)
+            self.assertTrue(all(group[0]["score"] > r["score"] for r in group[1:]))
+
+
+class AdaptiveWeightsTest(unittest.TestCase):
+    """Recomputes EMA and weights from the run's CSV history with this file's own implementation."""
+
+    def test_history_matches_independent_recomputation(self):
+        client = Client(URL, run_id=run_id())
+        client.configure_run(t_warm=10, t_refresh=20, alpha=0.2, eta_w=0.5)
+        for step in range(120):
+            # Profile signals the plans never mention: personalization lags the target.
+            group = {"query": "q", "profile": {"tags": ["haskell", "erlang"]},
+                     "completions": [variant(step + j) for j in range(4)]}
+            client.score([group], step=step)
+        client.finalize()
+        rows = list(csv.DictReader(io.StringIO(client.history(limit=1000, csv=True))))
+        self.assertEqual(len(rows), 120)
+        config = client.run()["config"]
+        w0 = config["w0"]
+        w = [w0["struct"], w0["pers"], w0["ped"]]
+        total = sum(w)
+        w = [x / total for x in w]
+        m = None
+        axes = ("struct", "pers", "ped")
+        for row in rows:
+            step = int(row["step"])
+            used = [float(row["w_" + k]) for k in axes]
+            for a, b in zip(used, w):
+                self.assertTrue(math.isclose(a, b, rel_tol=0, abs_tol=1e-12), f"step {step} weights")
+            mean = [float(row["mean_" + k]) for k in axes]
+            m = mean if m is None else [(1 - config["alpha"]) * x + config["alpha"] * y for x, y in zip(m, mean)]
+            if step >= config["t_warm"] and (step - config["t_warm"]) % config["t_refresh"] == 0:
+                raw = [min(config["w_max"], max(config["w_min"], x * math.exp(config["eta_w"] * (config["rho"] - e))))
+                       for x, e in zip(w, m)]
+                w = [x / sum(raw) for x in raw]
+            for k, x in zip(axes, m):
+                self.assertTrue(math.isclose(float(row["ema_" + k]), x, rel_tol=0, abs_tol=1e-12))
+            self.assertEqual(row["refreshed"] == "1",
+                             step >= config["t_warm"] and (step - config["t_warm"]) % config["t_refresh"] == 0)
+        final = client.run()["weights"]
+        for k, x in zip(axes, w):
+            self.assertTrue(math.isclose(final[k], x, rel_tol=0, abs_tol=1e-12))
+        self.assertGreater(final["pers"], 1 / 3, "weight moved toward the lagging axis")
+
+
+if __name__ == "__main__":
+    unittest.main()

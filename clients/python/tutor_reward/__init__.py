@@ -1,0 +1,8 @@
+"""Stdlib-only clients for the tutoring reward service: an HTTP client, a TRL reward function and verl
+compute_score adapters."""
+
+from .client import Client, ServiceError
+from .trl import PlanReward
+from .verl import compute_score, compute_score_batch
+
+__all__ = ["Client", "ServiceError", "PlanReward", "compute_score", "compute_score_batch"]

@@ -1,0 +1,111 @@
+"""HTTP client for the tutoring reward service, standard library only."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Optional
+
+
+class ServiceError(RuntimeError):
+    """The service answered with an error status (4xx are not retried)."""
+
+    def __init__(self, status: int, body: str):
+        super().__init__(f"HTTP {status}: {body[:500]}")
+        self.status = status
+        self.body = body
+
+
+class Client:
+    """Talks to one run of the service.
+
+    Every scoring call carries an Idempotency-Key derived from the run, the step and the request body, so
+    a call retried after a timeout or a dropped connection is answered from the service's replay cache
+    and never counted twice.
+    """
+
+    def __init__(self, base_url: str = "http://localhost:8080", run_id: Optional[str] = "default",
+                 timeout: float = 120.0, retries: int = 3, backoff: float = 0.5):
+        self.base_url = base_url.rstrip("/")
+        self.run_id = run_id
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+
+    def _request(self, method: str, path: str, body: Any = None, headers: Optional[dict] = None,
+                 raw: bool = False) -> Any:
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        hdrs = {"accept": "application/json"}
+        if data is not None:
+            hdrs["content-type"] = "application/json"
+        hdrs.update(headers or {})
+        attempt = 0
+        while True:
+            req = urllib.request.Request(self.base_url + path, data=data, method=method, headers=hdrs)
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout) as res:
+                    text = res.read().decode("utf-8")
+                    return text if raw else (json.loads(text) if text else None)
+            except urllib.error.HTTPError as err:
+                text = err.read().decode("utf-8", "replace")
+                if err.code < 500 or attempt >= self.retries:
+                    raise ServiceError(err.code, text) from None
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                if attempt >= self.retries:
+                    raise
+            attempt += 1
+            time.sleep(self.backoff * 2 ** (attempt - 1))
+
+    def score(self, groups: list, step: Optional[int] = None, options: Optional[dict] = None,
+              palette: Optional[list] = None, idempotency_key: Optional[str] = None) -> dict:
+        """POST /score-plan. `groups` are dicts with query, profile and completions."""
+        body: dict = {"groups": groups, "run_id": self.run_id}
+        if step is not None:
+            body["step"] = int(step)
+        if options:
+            body["options"] = options
+        if palette:
+            body["palette"] = palette
+        # Same call, same key: a retry is replayed. The process rank keeps two trainer processes that
+        # happen to send identical content in one step from being mistaken for a retry.
+        rank = os.environ.get("RANK", os.environ.get("LOCAL_RANK", "0"))
+        key = idempotency_key or hashlib.sha256(
+            (rank + "\n" + json.dumps(body, sort_keys=True)).encode("utf-8")).hexdigest()
+        return self._request("POST", "/score-plan", body, {"idempotency-key": key})
+
+    def openrlhf(self, query: list, prompts: Optional[list] = None, labels: Optional[list] = None) -> dict:
+        """POST /openrlhf/reward: samples scored one by one, counted in automatic steps."""
+        body: dict = {"query": query}
+        if prompts is not None:
+            body["prompts"] = prompts
+        if labels is not None:
+            body["labels"] = labels
+        run = urllib.parse.quote(self.run_id or "default", safe="")
+        return self._request("POST", f"/openrlhf/reward?run_id={run}", body)
+
+    def configure_run(self, **config: Any) -> dict:
+        return self._request("PUT", f"/runs/{self._run()}", config)
+
+    def run(self) -> dict:
+        return self._request("GET", f"/runs/{self._run()}")
+
+    def history(self, offset: int = 0, limit: int = 1000, csv: bool = False):
+        fmt = "csv" if csv else "json"
+        return self._request("GET", f"/runs/{self._run()}/history?offset={offset}&limit={limit}&format={fmt}",
+                             raw=csv)
+
+    def finalize(self) -> dict:
+        return self._request("POST", f"/runs/{self._run()}/finalize")
+
+    def delete_run(self) -> None:
+        self._request("DELETE", f"/runs/{self._run()}")
+
+    def _run(self) -> str:
+        if self.run_id is None:
+            raise ValueError("this client is stateless (run_id=None)")
+        return urllib.parse.quote(self.run_id, safe="")
