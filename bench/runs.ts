@@ -1,0 +1,98 @@
+// Run bookkeeping costs (part of `npm run bench`): scoring with step accounting against the stateless path
+// in the same run, the time one step finalization takes, and the state database's size after 10,000 steps.
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { benchBatch, mulberry32 } from './realistic-plans.js';
+
+type Src<T> = T;
+const dist = (p: string) => new URL(`../dist/${p}`, import.meta.url).href;
+const { RunStore } = (await import(dist('runs/store.js'))) as Src<typeof import('../src/runs/store.js')>;
+const { RunLedger } = (await import(dist('runs/ledger.js'))) as Src<typeof import('../src/runs/ledger.js')>;
+const { ReplayCache } = (await import(dist('runs/idempotency.js'))) as Src<typeof import('../src/runs/idempotency.js')>;
+const { scoreInRun } = (await import(dist('runs/score-in-run.js'))) as Src<typeof import('../src/runs/score-in-run.js')>;
+const { DEFAULT_SCORING } = (await import(dist('scoring/score-groups.js'))) as Src<typeof import('../src/scoring/score-groups.js')>;
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 100);
+const limits = { maxCompletionBytes: 256 * 1024, maxStepsPerPlan: 1000 };
+const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+const fmt = (x: number, d = 2) => x.toFixed(d);
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-runs-'));
+const store = new RunStore(dir);
+const ledger = new RunLedger(store, { lambda_hard: 10 });
+const replays = new ReplayCache(256 * 1024 * 1024);
+const batch = benchBatch(64, 8);
+
+// 1. Stateless vs bookkeeping, interleaved; every bookkeeping round is a new step, so each one also
+//    finalizes the previous step (the worst case: one request per step).
+const stateless: number[] = [];
+const booked: number[] = [];
+const time = (fn: () => void) => {
+  const t = performance.now();
+  fn();
+  return performance.now() - t;
+};
+for (let i = 0; i < ROUNDS + 10; i++) {
+  const plain = () => scoreInRun({ ...batch, run_id: null }, undefined, ledger, replays, limits, DEFAULT_SCORING);
+  const withRun = () => scoreInRun({ ...batch, run_id: 'bench', step: i }, undefined, ledger, replays, limits, DEFAULT_SCORING);
+  // Alternate which goes first, so neither always pays for the other's garbage.
+  let a: number;
+  let b: number;
+  if (i % 2 === 0) {
+    a = time(plain);
+    b = time(withRun);
+  } else {
+    b = time(withRun);
+    a = time(plain);
+  }
+  if (i >= 10) {
+    stateless.push(a);
+    booked.push(b);
+  }
+}
+
+// 2. Finalizing one 512-plan step: order-independent means, EMA, weights, one SQLite transaction.
+const rand = mulberry32(3);
+const raws = Array.from({ length: 512 }, () => ({ struct: rand(), pers: rand(), ped: rand() }));
+const finalizeMs: number[] = [];
+for (let s = 0; s < 300; s++) {
+  const ticket = ledger.enter('finalize', s);
+  ledger.record(ticket, raws, 50);
+  const t = performance.now();
+  ledger.finalize('finalize');
+  finalizeMs.push(performance.now() - t);
+}
+store.close();
+
+// 3. State size after 10,000 steps of one run (8 plans a step; the history holds one row per step).
+const sizeDir = mkdtempSync(join(tmpdir(), 'bench-size-'));
+const sizeStore = new RunStore(sizeDir);
+const sizeLedger = new RunLedger(sizeStore, { lambda_hard: 10 });
+const t10k = performance.now();
+for (let s = 0; s < 10_000; s++) sizeLedger.record(sizeLedger.enter('size', s), raws.slice(0, 8), 1);
+sizeLedger.finalize('size');
+const tenKMs = performance.now() - t10k;
+sizeStore.close(); // closing checkpoints the WAL into the database file
+const dbBytes = statSync(join(sizeDir, 'runs.sqlite')).size;
+rmSync(dir, { recursive: true, force: true });
+rmSync(sizeDir, { recursive: true, force: true });
+
+const results = {
+  batch: '64 groups × 8 plans',
+  stateless_ms: { p50: q(stateless, 0.5), p99: q(stateless, 0.99) },
+  bookkeeping_ms: { p50: q(booked, 0.5), p99: q(booked, 0.99) },
+  bookkeeping_overhead_p50: q(booked, 0.5) / q(stateless, 0.5) - 1,
+  finalize_512_plan_step_ms: { p50: q(finalizeMs, 0.5), p99: q(finalizeMs, 0.99) },
+  ten_thousand_steps: { seconds: tenKMs / 1000, database_bytes: dbBytes, bytes_per_step: dbBytes / 10_000 },
+};
+console.log(JSON.stringify(results, null, 2));
+console.log(
+  [
+    `stateless  : p50 ${fmt(results.stateless_ms.p50)} ms, p99 ${fmt(results.stateless_ms.p99)} ms`,
+    `with run   : p50 ${fmt(results.bookkeeping_ms.p50)} ms, p99 ${fmt(results.bookkeeping_ms.p99)} ms (${fmt(100 * results.bookkeeping_overhead_p50, 1)} % over stateless)`,
+    `finalize   : p50 ${fmt(results.finalize_512_plan_step_ms.p50, 3)} ms, p99 ${fmt(results.finalize_512_plan_step_ms.p99, 3)} ms per 512-plan step`,
+    `10,000 steps: ${fmt(results.ten_thousand_steps.seconds)} s, database ${(dbBytes / 1024 / 1024).toFixed(2)} MiB (${Math.round(results.ten_thousand_steps.bytes_per_step)} B/step)`,
+  ].join('\n'),
+);
