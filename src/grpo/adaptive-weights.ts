@@ -14,7 +14,7 @@ export interface AdaptiveConfig {
 const perAxis = (f: (k: (typeof SOFT_AXES)[number]) => number): AxisVector => ({ struct: f('struct'), pers: f('pers'), ped: f('ped') });
 
 // PersonalPlan A.1, EMA of each axis's raw batch mean: m_k ← (1 − α)·m_k + α·mean_k.
-// The paper leaves m_k's start open; it is initialized with the first finalized step's mean (docs/rewards.md §8).
+// The paper leaves m_k's start open; it is initialized with the first finalized step's mean (docs/rewards.md §6).
 export function updateEma(previous: AxisVector | null, stepMean: AxisVector, alpha: number): AxisVector {
   if (previous === null) return { ...stepMean };
   return perAxis((k) => (1 - alpha) * previous[k] + alpha * stepMean[k]);
