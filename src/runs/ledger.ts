@@ -174,17 +174,17 @@ export class RunLedger {
     return ticket(step, 'late', this.store.weightsBefore(id, step) ?? normalize(run.config.w0), false);
   }
 
-  /** Adds a scored request's plans to its step (unless late), and closes a step-less step when it is full. */
+  /**
+   * Adds a scored request's plans to its step (unless late), and closes a step-less step when it is full.
+   * Called synchronously right after `enter` for the same request, so the ticket still describes the run.
+   */
   record(t: StepTicket, raws: readonly AxisVector[], gated: number): HistoryRow[] {
-    const run = this.load(t.runId);
-    if (!run) return t.finalized; // deleted while the request was scored
+    const run = this.load(t.runId)!;
     if (!t.counted) {
-      if (run.last_finalized_step !== null && t.step <= run.last_finalized_step) this.store.addLatePlans(t.runId, t.step, raws.length);
+      this.store.addLatePlans(t.runId, t.step, raws.length); // no row for a step that was skipped: a no-op
       return t.finalized;
     }
-    let open = this.open.get(t.runId);
-    if (t.opens && open?.step !== t.step) open = this.openStep(t.runId, t.step, t.status === 'auto', t.weights);
-    if (!open || open.step !== t.step) return t.finalized;
+    const open = t.opens ? this.openStep(t.runId, t.step, t.status === 'auto', t.weights) : this.open.get(t.runId)!;
     for (const r of raws) for (const k of SOFT_AXES) open.values[k].push(r[k]);
     open.plans += raws.length;
     open.gated += gated;
