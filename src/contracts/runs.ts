@@ -12,7 +12,9 @@ const RunConfigFields = z.object({
   eta_w: z.number().min(0).max(100).describe('η_w: weight step size'),
   w_min: unit,
   w_max: unit,
-  w0: AxisVectorSchema.describe('Initial weights (normalized to sum 1)'),
+  w0: z
+    .object({ struct: z.number().min(0).max(1e6), pers: z.number().min(0).max(1e6), ped: z.number().min(0).max(1e6) })
+    .describe('Initial weights (normalized to sum 1)'),
   lambda_hard: z.number().min(0).max(1e6),
   epsilon: z.number().gt(0).max(1),
   tau: z.number().min(0).max(1),
@@ -26,8 +28,8 @@ const RunConfigFields = z.object({
 });
 
 export const RunConfigSchema = RunConfigFields.refine((c) => c.w_min <= c.w_max, { message: 'w_min must not exceed w_max', path: ['w_min'] })
-  .refine((c) => c.w0.struct >= 0 && c.w0.pers >= 0 && c.w0.ped >= 0 && c.w0.struct + c.w0.pers + c.w0.ped > 0, {
-    message: 'w0 must be non-negative with a positive sum',
+  .refine((c) => c.w0.struct + c.w0.pers + c.w0.ped > 0, {
+    message: 'w0 must have a positive sum',
     path: ['w0'],
   })
   .meta({ id: 'RunConfig' });

@@ -55,17 +55,49 @@ t.test('random bodies and random bytes never produce a 5xx', async (t) => {
     fc.record({ groups: fc.array(fc.record({ query: fc.jsonValue(), profile: fc.jsonValue(), completions: fc.array(fc.jsonValue()) }, { requiredKeys: [] })), options: fc.jsonValue() }, { requiredKeys: [] }).map((v) =>
       JSON.stringify(v),
     ),
+    fc
+      .record({
+        groups: fc.constant([{ query: 'q', profile: 'p', completions: ['{}'] }]),
+        run_id: fc.oneof(fc.string({ maxLength: 20 }), fc.constant(null), fc.jsonValue()),
+        step: fc.oneof(fc.integer(), fc.double(), fc.jsonValue()),
+      }, { requiredKeys: [] })
+      .map((v) => JSON.stringify(v)),
     fc.string({ unit: 'binary', maxLength: 500 }),
     fc.uint8Array({ maxLength: 500 }).map((b) => Buffer.from(b).toString('latin1')),
   );
   await fc.assert(
-    fc.asyncProperty(body, fc.constantFrom('/score-plan', '/validate-plan'), async (payload, url) => {
+    fc.asyncProperty(body, fc.constantFrom('/score-plan', '/validate-plan', '/openrlhf/reward'), async (payload, url) => {
       const res = await inject(payload, url);
       if (res.statusCode >= 500) return false;
       // Every rejection explains itself.
       return res.statusCode < 400 || typeof res.json<{ message: unknown }>().message === 'string';
     }),
     { numRuns: 300 },
+  );
+  t.pass('property held');
+});
+
+t.test('random run configurations and run ids never produce a 5xx', async (t) => {
+  const config = fc.record(
+    {
+      alpha: fc.jsonValue(),
+      t_warm: fc.oneof(fc.integer(), fc.double()),
+      w_min: fc.double(),
+      w_max: fc.double(),
+      w0: fc.record({ struct: fc.oneof(fc.double(), fc.constant(1e308)), pers: fc.double(), ped: fc.double() }),
+      samples_per_step: fc.oneof(fc.integer(), fc.constant(null)),
+    },
+    { requiredKeys: [] },
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.string({ minLength: 1, maxLength: 30 }), config, async (id, body) => {
+      const url = `/runs/${encodeURIComponent(id)}`;
+      const put = await app.inject({ method: 'PUT', url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      const get = await app.inject({ method: 'GET', url: `${url}/history?format=csv` });
+      const score = await app.inject({ method: 'POST', url: '/score-plan', payload: { run_id: id, groups: [{ query: 'q', profile: 'p', completions: ['{}'] }] } });
+      return put.statusCode < 500 && get.statusCode < 500 && score.statusCode < 500;
+    }),
+    { numRuns: 200 },
   );
   t.pass('property held');
 });
