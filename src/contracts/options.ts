@@ -21,5 +21,4 @@ export const ResolvedOptionsSchema = z
   })
   .meta({ id: 'ResolvedScoringOptions' });
 
-export type ScoringOptions = z.infer<typeof ScoringOptionsSchema>;
 export type ResolvedOptions = z.infer<typeof ResolvedOptionsSchema>;

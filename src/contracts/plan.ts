@@ -50,5 +50,4 @@ export const PlanSchema = z.object({
 export type Agent = z.infer<typeof AgentSchema>;
 export type Subtask = z.infer<typeof SubtaskSchema>;
 export type Step = z.infer<typeof StepSchema>;
-export type Loop = z.infer<typeof LoopSchema>;
 export type Plan = z.infer<typeof PlanSchema>;

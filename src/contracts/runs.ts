@@ -111,4 +111,3 @@ export const RunStepInfoSchema = z
 
 export type HistoryRow = z.infer<typeof HistoryRowSchema>;
 export type RunView = z.infer<typeof RunViewSchema>;
-export type RunStepInfo = z.infer<typeof RunStepInfoSchema>;

@@ -76,4 +76,3 @@ export const ScorePlanResponseSchema = z
   .meta({ id: 'ScorePlanResponse' });
 
 export type ScorePlanResponse = z.infer<typeof ScorePlanResponseSchema>;
-export type PlanScore = z.infer<typeof PlanScoreSchema>;
