@@ -1,19 +1,27 @@
 import { createHash } from 'node:crypto';
+import type { RunStepInfoSchema } from '../contracts/runs.js';
+import type { ScoringDefaults } from '../scoring/score-groups.js';
+import type { z } from 'zod';
 
-interface Entry {
+/** What a counted request needs to be answered again byte for byte: its step's weights and options. */
+export interface Receipt {
   fingerprint: string;
-  body: string;
-  bytes: number;
+  run: z.infer<typeof RunStepInfoSchema>;
+  defaults: ScoringDefaults;
 }
 
+const MAX_RECEIPTS = 100_000;
+
 /**
- * Responses to requests that carried an Idempotency-Key, per (run, step, key), so a retried request gets the
- * same body and is not counted again. In memory and bounded (oldest evicted first): a retry that outlives
- * its entry, or a restart, is scored again as a late request of an already finalized step, which still
- * never folds into the EMA twice.
+ * Requests that carried an Idempotency-Key, per (run, step, key). Two tiers: the serialized reply, kept
+ * while it fits in `maxBytes` (oldest evicted first), and a small receipt per key (the last 100,000 keys)
+ * from which an evicted reply is rebuilt — scoring is deterministic given the step's weights and options —
+ * so a retry is never counted twice while the process lives. After a restart the open step is gone
+ * anyway; a retry of a finalized step is then late and still never folds into the EMA twice.
  */
 export class ReplayCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly bodies = new Map<string, string>();
+  private readonly receipts = new Map<string, Receipt>();
   private bytes = 0;
 
   constructor(private readonly maxBytes: number) {}
@@ -26,32 +34,40 @@ export class ReplayCache {
     return `${runId}\u0000${step ?? 'auto'}\u0000${idempotencyKey}`;
   }
 
-  get(key: string): Entry | undefined {
-    return this.entries.get(key);
+  get(key: string): { receipt: Receipt; body: string | undefined } | undefined {
+    const receipt = this.receipts.get(key);
+    return receipt && { receipt, body: this.bodies.get(key) };
   }
 
-  set(key: string, fingerprint: string, body: string): void {
+  set(key: string, receipt: Receipt, body: string): void {
+    this.receipts.delete(key);
+    this.receipts.set(key, receipt);
+    if (this.receipts.size > MAX_RECEIPTS) this.drop(this.receipts.keys().next().value!);
+    this.dropBody(key);
     const bytes = body.length * 2;
     if (bytes > this.maxBytes) return;
-    this.delete(key);
-    this.entries.set(key, { fingerprint, body, bytes });
+    this.bodies.set(key, body);
     this.bytes += bytes;
-    for (const [k, e] of this.entries) {
+    for (const k of this.bodies.keys()) {
       if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(k);
-      this.bytes -= e.bytes;
+      this.dropBody(k);
     }
   }
 
   dropRun(runId: string): void {
-    for (const k of [...this.entries.keys()]) if (k.startsWith(`${runId}\u0000`)) this.delete(k);
+    for (const k of [...this.receipts.keys()]) if (k.startsWith(`${runId}\u0000`)) this.drop(k);
   }
 
-  private delete(key: string): void {
-    const e = this.entries.get(key);
-    if (e) {
-      this.entries.delete(key);
-      this.bytes -= e.bytes;
+  private drop(key: string): void {
+    this.receipts.delete(key);
+    this.dropBody(key);
+  }
+
+  private dropBody(key: string): void {
+    const body = this.bodies.get(key);
+    if (body !== undefined) {
+      this.bodies.delete(key);
+      this.bytes -= body.length * 2;
     }
   }
 }

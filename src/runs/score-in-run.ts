@@ -39,23 +39,27 @@ export function scoreInRun(
     replayKey = ReplayCache.key(runId, req.step, idempotencyKey);
     fingerprint = ReplayCache.fingerprint(req);
     const hit = replays.get(replayKey);
-    if (hit && hit.fingerprint !== fingerprint) {
+    if (hit && hit.receipt.fingerprint !== fingerprint) {
       return { kind: 'conflict', message: `Idempotency-Key "${idempotencyKey}" was used for a different request in run ${runId}` };
     }
-    if (hit) return { kind: 'replay', body: hit.body };
+    if (hit?.body !== undefined) return { kind: 'replay', body: hit.body };
+    if (hit) {
+      // The reply was evicted: rebuild it from the receipt, without counting the plans again.
+      const { response } = scoreGroups(req, limits, hit.receipt.defaults, hit.receipt.run.weights);
+      return { kind: 'replay', body: JSON.stringify({ ...response, run: hit.receipt.run } satisfies ScorePlanResponse) };
+    }
   }
 
   const ticket = ledger.enter(runId, req.step);
   const c = ticket.config;
-  const { response, summary, raws } = scoreGroups(req, limits, { lambda_hard: c.lambda_hard, epsilon: c.epsilon, tau: c.tau, ddof: c.ddof }, ticket.weights);
+  const defaults: ScoringDefaults = { lambda_hard: c.lambda_hard, epsilon: c.epsilon, tau: c.tau, ddof: c.ddof };
+  const { response, summary, raws } = scoreGroups(req, limits, defaults, ticket.weights);
   const finalized = ledger.record(ticket, raws, summary.gated);
-  const full: ScorePlanResponse = {
-    ...response,
-    run: { id: runId, step: ticket.step, status: ticket.status, counted: ticket.counted, weights: ticket.weights, finalized },
-  };
+  const run = { id: runId, step: ticket.step, status: ticket.status, counted: ticket.counted, weights: ticket.weights, finalized };
+  const full: ScorePlanResponse = { ...response, run };
   if (replayKey === undefined) return { kind: 'scored', response: full, summary };
   const body = JSON.stringify(full);
-  replays.set(replayKey, fingerprint, body);
+  replays.set(replayKey, { fingerprint, run, defaults }, body);
   return { kind: 'scored', response: full, summary, body };
 }
 

@@ -95,3 +95,19 @@ t.test('Idempotency-Key: a retry returns the same bytes and is not counted; a di
   const otherStep = await inject('POST', '/score-plan', { ...body, step: 4 }, { 'idempotency-key': 'k1' });
   t.equal(otherStep.json<ScorePlanResponse>().run?.step, 4, 'the key is scoped to its step');
 });
+
+t.test('an evicted reply is rebuilt byte for byte from its receipt, and still not counted', async (t) => {
+  const tiny = await testApp({ REPLAY_CACHE_BYTES: 1 }); // no reply body fits: every retry is rebuilt
+  t.teardown(() => tiny.close());
+  await tiny.inject({ method: 'PUT', url: '/runs/ev', payload: { t_warm: 0, t_refresh: 1 } });
+  const body = { run_id: 'ev', step: 0, groups: [group(7), group(8)] };
+  const first = await tiny.inject({ method: 'POST', url: '/score-plan', payload: body, headers: { 'idempotency-key': 'e1' } });
+  // Step 1 finalizes step 0 and refreshes the weights; the retry must still carry step 0's weights.
+  await tiny.inject({ method: 'POST', url: '/score-plan', payload: { run_id: 'ev', step: 1, groups: [group(9)] } });
+  const retry = await tiny.inject({ method: 'POST', url: '/score-plan', payload: body, headers: { 'idempotency-key': 'e1' } });
+  t.equal(retry.headers['idempotent-replayed'], 'true');
+  t.equal(retry.body, first.body, 'byte-identical');
+  const history = (await tiny.inject({ method: 'GET', url: '/runs/ev/history' })).json<{ rows: Array<{ step: number; plans: number; late_plans: number }> }>();
+  t.same(history.rows.map((r) => [r.step, r.plans, r.late_plans]), [[0, 8, 0]], 'counted once, not even as late');
+  t.equal((await tiny.inject({ method: 'GET', url: '/runs/ev' })).json<RunView>().open_step?.plans, 4);
+});
