@@ -30,10 +30,6 @@ export async function buildApp(config: Config): Promise<App> {
   const app = Fastify({
     logger: { level: config.LOG_LEVEL },
     bodyLimit: config.BODY_LIMIT_BYTES,
-    // A "__proto__" or "constructor.prototype" key is dropped rather than failing the request: planners emit
-    // junk keys, unknown plan fields are ignored anyway, and nothing here merges objects.
-    onProtoPoisoning: 'remove',
-    onConstructorPoisoning: 'remove',
     // One log line per request, written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
@@ -43,7 +39,9 @@ export async function buildApp(config: Config): Promise<App> {
   // against the schema instead (test/support/app.ts).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandler(app);
-  // An empty JSON body (curl -X POST -H 'content-type: application/json' …/finalize) means no body.
+  // An empty JSON body (curl -X POST -H 'content-type: application/json' …/finalize) means no body. A
+  // "__proto__" or "constructor.prototype" key is dropped rather than failing the request: planners emit
+  // junk keys, unknown plan fields are ignored anyway, and nothing here merges objects.
   const parseJson = app.getDefaultJsonParser('remove', 'remove');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
