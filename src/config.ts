@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 const int = (def: number) => z.coerce.number().int().positive().default(def);
@@ -15,6 +16,9 @@ export const ConfigSchema = z.object({
   LAMBDA_HARD: z.coerce.number().min(0).default(10),
   STATE_DIR: z.string().min(1).default('./state'),
   REPLAY_CACHE_BYTES: int(256 * 1024 * 1024),
+  ENCODER_DIR: z.string().min(1).default(fileURLToPath(new URL('../models/use-lite', import.meta.url))),
+  ENCODER_CACHE_SIZE: int(10_000),
+  ENCODER_BATCH_SIZE: int(32),
   SHUTDOWN_GRACE_MS: int(10_000),
 });
 

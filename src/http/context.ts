@@ -4,6 +4,7 @@ import { ReplayCache } from '../runs/idempotency.js';
 import { RunLedger } from '../runs/ledger.js';
 import { RunStore } from '../runs/store.js';
 import { DEFAULT_SCORING, type ScoringDefaults } from '../scoring/score-groups.js';
+import { SentenceEncoder } from '../text/encoder.js';
 
 /** What the routes need from configuration and state, resolved once. */
 export interface ScoringContext {
@@ -13,6 +14,8 @@ export interface ScoringContext {
   ledger: RunLedger;
   replays: ReplayCache;
   store: RunStore;
+  /** The sentence encoder of ENCODER_DIR, loaded on first use. */
+  encoder: () => Promise<SentenceEncoder>;
 }
 
 export function planLimits(config: Config): PlanLimits {
@@ -26,6 +29,7 @@ export function serviceDefaults(config: Config): ScoringDefaults {
 export function scoringContext(config: Config): ScoringContext {
   const store = new RunStore(config.STATE_DIR);
   const defaults = serviceDefaults(config);
+  let encoder: Promise<SentenceEncoder> | undefined;
   return {
     planLimits: planLimits(config),
     requestLimits: { maxPlansPerRequest: config.MAX_PLANS_PER_REQUEST },
@@ -33,5 +37,6 @@ export function scoringContext(config: Config): ScoringContext {
     ledger: new RunLedger(store, defaults),
     replays: new ReplayCache(config.REPLAY_CACHE_BYTES),
     store,
+    encoder: () => (encoder ??= SentenceEncoder.fromDirectory(config.ENCODER_DIR, { cacheSize: config.ENCODER_CACHE_SIZE, batchSize: config.ENCODER_BATCH_SIZE })),
   };
 }

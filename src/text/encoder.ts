@@ -100,14 +100,16 @@ export class SentenceEncoder {
       if (hit) out[i] = hit;
       else missing.push(i);
     });
-    const unique = [...new Set(missing.map((i) => texts[i]!))];
+    // Texts of similar length share a batch, so little of it is padding.
+    const unique = [...new Set(missing.map((i) => texts[i]!))].map((text) => ({ text, ids: this.encode(text).ids }));
+    unique.sort((x, y) => x.ids.length - y.ids.length);
     const fresh = new Map<string, Float32Array>();
     for (let start = 0; start < unique.length; start += this.options.batchSize) {
       const batch = unique.slice(start, start + this.options.batchSize);
-      const vectors = await this.runSentences(batch.map((t) => this.encode(t).ids));
-      batch.forEach((t, j) => {
-        fresh.set(t, vectors[j]!);
-        this.cache.set(t, vectors[j]!);
+      const vectors = await this.runSentences(batch.map((e) => e.ids));
+      batch.forEach((e, j) => {
+        fresh.set(e.text, vectors[j]!);
+        this.cache.set(e.text, vectors[j]!);
       });
     }
     for (const i of missing) out[i] = fresh.get(texts[i]!)!;
