@@ -17,6 +17,12 @@ export const EncoderManifestSchema = z.object({
   add_special_tokens: z.boolean(),
   normalize: z.boolean(),
   outputs: z.object({ sentence: z.string().optional(), tokens: z.string().optional() }),
+  /**
+   * Order adjacent pieces that are powers of one string ("m", "mm") longest first. Those are the only
+   * exact ties between optimal Unigram segmentations, and Hugging Face's Viterbi breaks them the other
+   * way from the SentencePiece-style reference a converted model was trained with.
+   */
+  longest_first_ties: z.boolean().default(false),
 });
 export type EncoderManifest = z.infer<typeof EncoderManifestSchema>;
 
@@ -71,6 +77,7 @@ export class SentenceEncoder {
           add_special_tokens: true,
           normalize: true,
           outputs: {},
+          longest_first_ties: false,
         };
     const tokenizer = new PreTrainedTokenizer(tokenizerJson as object, tokenizerConfig);
     return new SentenceEncoder(manifest, tokenizer, piecesOf(tokenizerJson), join(dir, 'model.onnx'), options);
@@ -85,7 +92,8 @@ export class SentenceEncoder {
   encode(text: string): Encoded {
     const limit = this.manifest.max_tokens * CHARS_PER_TOKEN_BOUND;
     const cut = text.length > limit;
-    const ids = this.tokenizer.encode(cut ? text.slice(0, limit) : text, { add_special_tokens: this.manifest.add_special_tokens });
+    let ids = this.tokenizer.encode(cut ? text.slice(0, limit) : text, { add_special_tokens: this.manifest.add_special_tokens });
+    if (this.manifest.longest_first_ties) ids = longestFirstTies(ids, this.pieces);
     const truncated = cut || ids.length > this.manifest.max_tokens;
     return { ids: ids.length > this.manifest.max_tokens ? ids.slice(0, this.manifest.max_tokens) : ids, truncated };
   }
@@ -179,6 +187,23 @@ export class SentenceEncoder {
     const data = tensor.data as Float32Array;
     return want === 'sentence' ? { sentence: data, dims: tensor.dims } : { tokens: data, dims: tensor.dims };
   }
+}
+
+/** Within each run of adjacent commuting pieces (a + b = b + a: powers of one string), longest first. */
+export function longestFirstTies(ids: number[], pieces: ReadonlyMap<number, string>): number[] {
+  const out = [...ids];
+  let start = 0;
+  for (let i = 1; i <= out.length; i++) {
+    const a = pieces.get(out[i - 1]!) ?? '';
+    const b = i < out.length ? (pieces.get(out[i]!) ?? '') : '';
+    if (i < out.length && a !== '' && b !== '' && a + b === b + a) continue;
+    if (i - start > 1) {
+      const run = out.slice(start, i).sort((x, y) => (pieces.get(y) ?? '').length - (pieces.get(x) ?? '').length);
+      out.splice(start, run.length, ...run);
+    }
+    start = i;
+  }
+  return out;
 }
 
 /** id → vocabulary piece, from a tokenizer.json of any model type (Unigram lists, WordPiece/BPE maps). */

@@ -80,3 +80,13 @@ t.test('bring your own: a Hugging Face-style directory, mean pooling over the ma
   const [long] = await enc.tokenStates(['the tutor '.repeat(20)]);
   t.same([long!.ids.length, long!.truncated], [16, true]);
 });
+
+t.test('commuting pieces are ordered longest first; other pieces keep their order', async (t) => {
+  const { longestFirstTies } = await import('../../src/text/encoder.js');
+  const pieces = new Map([[1, 'M'], [2, 'm'], [3, 'mm'], [4, 'mmm'], [5, 'ab'], [6, 'abab'], [7, 'x']]);
+  t.same(longestFirstTies([1, 2, 3, 7], pieces), [1, 3, 2, 7]);
+  t.same(longestFirstTies([2, 3, 4, 2], pieces), [4, 3, 2, 2]);
+  t.same(longestFirstTies([5, 6, 7, 5], pieces), [6, 5, 7, 5]);
+  t.same(longestFirstTies([7, 1, 5], pieces), [7, 1, 5]);
+  t.same(longestFirstTies([], pieces), []);
+});
