@@ -83,6 +83,7 @@ export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
         const { offset, limit, format } = req.query;
         const { total, rows } = ctx.ledger.history(req.params.id, offset, limit);
         if (format === 'csv') {
+          // The route's schema describes the JSON form; a string with a text/csv type is sent as is.
           const csv = historyCsv(rows) as unknown as { run_id: string; total: number; offset: number; limit: number; rows: HistoryRow[] };
           return reply.type('text/csv; charset=utf-8').header('x-total-count', String(total)).send(csv);
         }
