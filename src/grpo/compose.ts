@@ -31,6 +31,11 @@ export interface GroupComposition {
   reward_std: number;
 }
 
+/** Σ_k w_k x_k over the soft axes. */
+export function weightedSum(x: AxisVector, weights: AxisVector): number {
+  return SOFT_AXES.reduce((s, k) => s + weights[k] * x[k], 0);
+}
+
 const perAxis = (f: (axis: Axis) => number): AxisVector => ({ struct: f('struct'), pers: f('pers'), ped: f('ped') });
 
 /** Reward-Adaptive GRPO composition within one rollout group (PersonalPlan §3.3, Appendix A.1). */
@@ -41,7 +46,7 @@ export function composeGroup(members: readonly GroupMember[], weights: AxisVecto
   // z_ik = (R_ik − μ_g) / (σ_g + ε), and z_ik = 0 when σ_g < τ (a flat axis carries no signal).
   const z = members.map((m) => perAxis((k) => (axisStd[k] < o.tau ? 0 : (m.raw[k] - axisMean[k]) / (axisStd[k] + o.epsilon))));
   // R_i = Σ_k w_k z_ik + R_hard_i
-  const rewards = members.map((m, i) => SOFT_AXES.reduce((r, k) => r + weights[k] * z[i]![k], 0) + m.hard);
+  const rewards = members.map((m, i) => weightedSum(z[i]!, weights) + m.hard);
   // A_i = (R_i − μ_R) / (σ_R + ε)
   const rMean = mean(rewards);
   const rStd = std(rewards, o.ddof);
@@ -56,5 +61,5 @@ export function composeGroup(members: readonly GroupMember[], weights: AxisVecto
 
 /** score_i ∈ [0,1]: 0 when gated, else Σ_k w_k R_ik — an absolute figure for logging and filtering. */
 export function absoluteScore(raw: AxisVector, gated: boolean, weights: AxisVector): number {
-  return gated ? 0 : SOFT_AXES.reduce((s, k) => s + weights[k] * raw[k], 0);
+  return gated ? 0 : weightedSum(raw, weights);
 }

@@ -2,7 +2,7 @@ import type { Profile } from '../contracts/profile.js';
 import type { ScorePlanRequest, ScorePlanResponse } from '../contracts/score-plan.js';
 import { INITIAL_WEIGHTS } from '../grpo/compose.js';
 import type { PlanLimits } from '../plan/parse.js';
-import { scoreGroups, type ScoreSummary, type ScoringDefaults } from '../scoring/score-groups.js';
+import { meanVector, scoreGroups, scoringDefaultsOf, type ScoreSummary, type ScoringDefaults } from '../scoring/score-groups.js';
 import { scoreSamples, type SampleScore } from '../scoring/score-samples.js';
 import { ReplayCache } from './idempotency.js';
 import type { RunLedger } from './ledger.js';
@@ -51,8 +51,7 @@ export function scoreInRun(
   }
 
   const ticket = ledger.enter(runId, req.step);
-  const c = ticket.config;
-  const defaults: ScoringDefaults = { lambda_hard: c.lambda_hard, epsilon: c.epsilon, tau: c.tau, ddof: c.ddof };
+  const defaults = scoringDefaultsOf(ticket.config);
   const { response, summary, raws } = scoreGroups(req, limits, defaults, ticket.weights);
   const finalized = ledger.record(ticket, raws, summary.gated);
   const run = { id: runId, step: ticket.step, status: ticket.status, counted: ticket.counted, weights: ticket.weights, finalized };
@@ -78,6 +77,5 @@ export function scoreSamplesInRun(
   const raws = scores.map((s) => s.evaluation.raw);
   const gated = scores.filter((s) => s.evaluation.gate.failed).length;
   ledger.record(ticket, raws, gated);
-  const mean = (k: 'struct' | 'pers' | 'ped') => raws.reduce((a, r) => a + r[k], 0) / raws.length;
-  return { scores, step: ticket.step, summary: { groups: 0, plans: raws.length, gated, mean_raw: { struct: mean('struct'), pers: mean('pers'), ped: mean('ped') } } };
+  return { scores, step: ticket.step, summary: { groups: 0, plans: raws.length, gated, mean_raw: meanVector(raws) } };
 }

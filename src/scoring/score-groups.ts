@@ -1,5 +1,5 @@
 import type { ResolvedOptions } from '../contracts/options.js';
-import { DEFAULT_RUN_CONFIG } from '../contracts/runs.js';
+import { DEFAULT_RUN_CONFIG, type RunConfig } from '../contracts/runs.js';
 import type { ScorePlanRequest, ScorePlanResponse } from '../contracts/score-plan.js';
 import { absoluteScore, composeGroup, INITIAL_WEIGHTS, SOFT_AXES, type AxisVector } from '../grpo/compose.js';
 import { resolvePalette } from '../plan/palette.js';
@@ -12,12 +12,19 @@ import { VERSIONS } from './versions.js';
 /** What a request's options fall back to: the run's configuration, or the service defaults without a run. */
 export type ScoringDefaults = Omit<ResolvedOptions, 'strict'>;
 
-export const DEFAULT_SCORING: ScoringDefaults = {
-  lambda_hard: DEFAULT_RUN_CONFIG.lambda_hard,
-  epsilon: DEFAULT_RUN_CONFIG.epsilon,
-  tau: DEFAULT_RUN_CONFIG.tau,
-  ddof: DEFAULT_RUN_CONFIG.ddof,
-};
+/** Per-axis mean of raw rewards, for the request log line (0 for none). */
+export function meanVector(xs: readonly AxisVector[]): AxisVector {
+  const n = Math.max(1, xs.length);
+  const mean = (k: (typeof SOFT_AXES)[number]) => xs.reduce((a, x) => a + x[k], 0) / n;
+  return { struct: mean('struct'), pers: mean('pers'), ped: mean('ped') };
+}
+
+/** The options a run's configuration sets for scoring its requests. */
+export function scoringDefaultsOf(c: RunConfig): ScoringDefaults {
+  return { lambda_hard: c.lambda_hard, epsilon: c.epsilon, tau: c.tau, ddof: c.ddof };
+}
+
+export const DEFAULT_SCORING: ScoringDefaults = scoringDefaultsOf(DEFAULT_RUN_CONFIG);
 
 export function resolveOptions(o: ScorePlanRequest['options'], defaults: ScoringDefaults): ResolvedOptions {
   return {
@@ -45,7 +52,6 @@ export function scoreGroups(
 ): { response: Omit<ScorePlanResponse, 'run'>; summary: ScoreSummary; raws: AxisVector[] } {
   const options = resolveOptions(req.options, defaults);
   const palette = resolvePalette(req.palette);
-  const totals: AxisVector = { struct: 0, pers: 0, ped: 0 };
   let plans = 0;
   let gated = 0;
   const raws: AxisVector[] = [];
@@ -58,10 +64,7 @@ export function scoreGroups(
     const groupGated = evals.filter((e) => e.gate.failed).length;
     plans += evals.length;
     gated += groupGated;
-    for (const e of evals) {
-      raws.push(e.raw);
-      for (const k of SOFT_AXES) totals[k] += e.raw[k];
-    }
+    for (const e of evals) raws.push(e.raw);
     return {
       index: gi,
       id: group.id ?? null,
@@ -88,7 +91,6 @@ export function scoreGroups(
     };
   });
 
-  const n = Math.max(1, plans);
   return {
     response: {
       groups,
@@ -97,7 +99,7 @@ export function scoreGroups(
       palette: { source: palette.source, tools: [...palette.tools.keys()] },
       versions: VERSIONS,
     },
-    summary: { groups: groups.length, plans, gated, mean_raw: { struct: totals.struct / n, pers: totals.pers / n, ped: totals.ped / n } },
+    summary: { groups: groups.length, plans, gated, mean_raw: meanVector(raws) },
     raws,
   };
 }

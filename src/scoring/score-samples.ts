@@ -1,5 +1,5 @@
 import type { Profile } from '../contracts/profile.js';
-import { absoluteScore, SOFT_AXES, type AxisVector } from '../grpo/compose.js';
+import { absoluteScore, weightedSum, type AxisVector } from '../grpo/compose.js';
 import { DEFAULT_RESOLVED } from '../plan/palette.js';
 import type { PlanLimits } from '../plan/parse.js';
 import { SignalCoverage } from '../rewards/personalization/reward.js';
@@ -32,7 +32,6 @@ export function scoreSamples(
       coverageByProfile.set(key, coverage);
     }
     const evaluation = evaluatePlan(completion, coverage, DEFAULT_RESOLVED, limits, gate);
-    const soft = SOFT_AXES.reduce((s, k) => s + weights[k] * evaluation.raw[k], 0);
-    return { evaluation, reward: soft + evaluation.gate.penalty, score: absoluteScore(evaluation.raw, evaluation.gate.failed, weights) };
+    return { evaluation, reward: weightedSum(evaluation.raw, weights) + evaluation.gate.penalty, score: absoluteScore(evaluation.raw, evaluation.gate.failed, weights) };
   });
 }
