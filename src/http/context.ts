@@ -4,7 +4,7 @@ import { ReplayCache } from '../runs/idempotency.js';
 import { RunLedger } from '../runs/ledger.js';
 import { RunStore } from '../runs/store.js';
 import { DEFAULT_SCORING, type ScoringDefaults } from '../scoring/score-groups.js';
-import { SentenceEncoder } from '../text/encoder.js';
+import type { SentenceEncoder } from '../text/encoder.js';
 
 /** What the routes need from configuration and state, resolved once. */
 export interface ScoringContext {
@@ -37,6 +37,10 @@ export function scoringContext(config: Config): ScoringContext {
     ledger: new RunLedger(store, defaults),
     replays: new ReplayCache(config.REPLAY_CACHE_BYTES),
     store,
-    encoder: () => (encoder ??= SentenceEncoder.fromDirectory(config.ENCODER_DIR, { cacheSize: config.ENCODER_CACHE_SIZE, batchSize: config.ENCODER_BATCH_SIZE })),
+    // Imported on first use too: onnxruntime-node and the tokenizers cost start-up time and memory.
+    encoder: () =>
+      (encoder ??= import('../text/encoder.js').then(({ SentenceEncoder }) =>
+        SentenceEncoder.fromDirectory(config.ENCODER_DIR, { cacheSize: config.ENCODER_CACHE_SIZE, batchSize: config.ENCODER_BATCH_SIZE }),
+      )),
   };
 }
