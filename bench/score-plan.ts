@@ -1,15 +1,12 @@
 // `npm run bench`: scoring throughput and latency, in process and over HTTP, against JSON.parse of the
 // same text in the same run. Figures are measured, never assumed; the targets are printed beside them.
-import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
 import { benchBatch } from './realistic-plans.js';
+import { startBuiltService } from './service.js';
 
 // The production build (`npm run bench` compiles it first), typed by its source.
 const { scoreGroups, DEFAULT_SCORING } = (await import(new URL('../dist/scoring/score-groups.js', import.meta.url).href)) as typeof import('../src/scoring/score-groups.js');
 
-// Same V8 flags as `npm start` (package.json): a larger young generation for allocation-heavy batches.
-const START_FLAGS = ['--max-semi-space-size=64'];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 100);
 const HTTP_ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 60);
 const limits = { maxCompletionBytes: 256 * 1024, maxStepsPerPlan: 1000 };
@@ -57,20 +54,8 @@ for (let i = 0; i < ROUNDS + 10; i++) {
 
 // Over HTTP the service runs in its own process exactly as `npm start` runs it.
 async function httpLatencies(): Promise<{ ms: number[]; responseBytes: number }> {
-  const child = spawn(process.execPath, [...START_FLAGS, 'dist/main.js'], {
-    cwd: new URL('..', import.meta.url),
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const { base, child } = await startBuiltService();
   try {
-    const base = await new Promise<string>((resolve, reject) => {
-      child.on('exit', (code) => reject(new Error(`service exited with ${code}`)));
-      createInterface({ input: child.stdout! }).on('line', (line) => {
-        const msg = String((JSON.parse(line) as { msg?: string }).msg ?? '');
-        if (msg.startsWith('Server listening at ')) resolve(msg.slice('Server listening at '.length));
-      });
-    });
-    while ((await fetch(`${base}/ready`)).status !== 200) await new Promise((r) => setTimeout(r, 50));
     const body = JSON.stringify(batch);
     const ms: number[] = [];
     let responseBytes = 0;

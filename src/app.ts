@@ -11,6 +11,8 @@ import { scorePlanRoute } from './http/routes/score-plan.js';
 import { openRlhfRoute } from './http/routes/openrlhf.js';
 import { runRoutes } from './http/routes/runs.js';
 import { validatePlanRoute } from './http/routes/validate-plan.js';
+import { verifyTurnRoute } from './http/routes/verify-turn.js';
+import type { Capability } from './http/capability.js';
 import { jsonPath } from './plan/violations.js';
 import type { ScoreSummary } from './scoring/score-groups.js';
 import { SCORER_VERSION } from './scoring/versions.js';
@@ -24,6 +26,7 @@ declare module 'fastify' {
 export interface App {
   app: FastifyInstance;
   readiness: Readiness;
+  capabilities: { verify_turn: Capability<unknown> };
 }
 
 export async function buildApp(config: Config): Promise<App> {
@@ -80,6 +83,7 @@ export async function buildApp(config: Config): Promise<App> {
         { name: 'PersonalPlan', description: 'Plan rewards for GRPO' },
         { name: 'runs', description: 'Reward-Adaptive GRPO runs: adaptive weights, step accounting, history' },
         { name: 'trainers', description: 'Trainer-specific protocols' },
+        { name: 'Traver', description: 'Turn-by-turn verification of candidate tutor utterances' },
         { name: 'service', description: 'Liveness and readiness' },
       ],
     },
@@ -90,10 +94,12 @@ export async function buildApp(config: Config): Promise<App> {
 
   const ctx = scoringContext(config);
   app.addHook('onClose', async () => ctx.store.close());
-  await app.register(healthRoutes(readiness));
+  const capabilities = { verify_turn: ctx.verifier };
+  await app.register(healthRoutes(readiness, capabilities));
   await app.register(scorePlanRoute(ctx));
   await app.register(validatePlanRoute(ctx));
   await app.register(runRoutes(ctx));
   await app.register(openRlhfRoute(ctx));
-  return { app, readiness };
+  await app.register(verifyTurnRoute(ctx));
+  return { app, readiness, capabilities };
 }

@@ -17,6 +17,7 @@ export const ConfigSchema = z.object({
   STATE_DIR: z.string().min(1).default('./state'),
   REPLAY_CACHE_BYTES: int(256 * 1024 * 1024),
   ENCODER_DIR: z.string().min(1).default(fileURLToPath(new URL('../models/use-lite', import.meta.url))),
+  VERIFIER_DIR: z.string().min(1).default(fileURLToPath(new URL('../models/verifier', import.meta.url))),
   ENCODER_CACHE_SIZE: int(10_000),
   ENCODER_BATCH_SIZE: int(32),
   SHUTDOWN_GRACE_MS: int(10_000),

@@ -4,8 +4,13 @@ import { planLimits, serviceDefaults } from './http/context.js';
 import { selfCheck } from './scoring/self-check.js';
 
 const config = loadConfig();
-const { app, readiness } = await buildApp(config);
+const { app, readiness, capabilities } = await buildApp(config);
 await app.listen({ port: config.PORT, host: config.HOST });
+// Models load in the background once the port is open; /ready reports each capability meanwhile.
+capabilities.verify_turn.get().then(
+  () => app.log.info({ capability: 'verify_turn' }, 'capability ready'),
+  (e: Error) => app.log.error({ capability: 'verify_turn', reason: e.message }, 'capability unavailable'),
+);
 
 const check = selfCheck(planLimits(config), serviceDefaults(config));
 readiness.ready = check.ok;

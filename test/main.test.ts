@@ -37,3 +37,25 @@ t.test('service process: logs, readiness and graceful shutdown', async (t) => {
   t.equal(await svc.exited, 0, 'clean exit');
   t.ok(lines.some((l) => l.msg === 'stopped'));
 });
+
+t.test('service process: the verifier loads once at start-up; without it the rest is served', async (t) => {
+  const svc = await startService({ STATE_DIR: tempStateDir() });
+  t.teardown(() => svc.child.kill('SIGKILL'));
+  t.match(await svc.waitForLine((l) => l.capability === 'verify_turn'), { msg: 'capability ready' });
+  t.match(await (await fetch(`${svc.base}/ready`)).json(), { ready: true, capabilities: { verify_turn: { ready: true, reason: 'ok' } } });
+
+  const broken = await startService({ STATE_DIR: tempStateDir(), VERIFIER_DIR: tempStateDir() });
+  t.teardown(() => broken.child.kill('SIGKILL'));
+  t.match(await broken.waitForLine((l) => l.capability === 'verify_turn'), { msg: 'capability unavailable', reason: /manifest\.json: ENOENT/ });
+  const ready = await fetch(`${broken.base}/ready`);
+  t.equal(ready.status, 200);
+  t.match(await ready.json(), { ready: true, capabilities: { verify_turn: { ready: false, reason: /ENOENT/ } } });
+  const verify = await fetch(`${broken.base}/verify-turn`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ task: { description: 'Add 2 and 3.' }, context: [], candidates: ['What is 2 + 3?'] }),
+  });
+  t.equal(verify.status, 503);
+  const scored = await fetch(`${broken.base}/score-plan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(EXAMPLE_SCORE_REQUEST) });
+  t.equal(scored.status, 200);
+});

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Config } from '../config.js';
 import type { PlanLimits } from '../plan/parse.js';
 import { ReplayCache } from '../runs/idempotency.js';
@@ -5,6 +6,8 @@ import { RunLedger } from '../runs/ledger.js';
 import { RunStore } from '../runs/store.js';
 import { DEFAULT_SCORING, type ScoringDefaults } from '../scoring/score-groups.js';
 import type { SentenceEncoder } from '../text/encoder.js';
+import type { TurnVerifier } from '../verify/verifier.js';
+import { Capability } from './capability.js';
 
 /** What the routes need from configuration and state, resolved once. */
 export interface ScoringContext {
@@ -16,6 +19,8 @@ export interface ScoringContext {
   store: RunStore;
   /** The sentence encoder of ENCODER_DIR, loaded on first use. */
   encoder: () => Promise<SentenceEncoder>;
+  /** The turn verifier of VERIFIER_DIR. */
+  verifier: Capability<TurnVerifier>;
 }
 
 export function planLimits(config: Config): PlanLimits {
@@ -29,7 +34,20 @@ export function serviceDefaults(config: Config): ScoringDefaults {
 export function scoringContext(config: Config): ScoringContext {
   const store = new RunStore(config.STATE_DIR);
   const defaults = serviceDefaults(config);
-  let encoder: Promise<SentenceEncoder> | undefined;
+  // One loaded encoder per directory: the default verifier shares ENCODER_DIR's.
+  const encoders = new Map<string, Promise<SentenceEncoder>>();
+  const encoderAt = (dir: string): Promise<SentenceEncoder> => {
+    const key = resolve(dir);
+    let e = encoders.get(key);
+    if (!e) {
+      // Imported on first use: onnxruntime-node and the tokenizers cost start-up time and memory.
+      e = import('../text/encoder.js').then(({ SentenceEncoder }) =>
+        SentenceEncoder.fromDirectory(key, { cacheSize: config.ENCODER_CACHE_SIZE, batchSize: config.ENCODER_BATCH_SIZE }),
+      );
+      encoders.set(key, e);
+    }
+    return e;
+  };
   return {
     planLimits: planLimits(config),
     requestLimits: { maxPlansPerRequest: config.MAX_PLANS_PER_REQUEST },
@@ -37,10 +55,7 @@ export function scoringContext(config: Config): ScoringContext {
     ledger: new RunLedger(store, defaults),
     replays: new ReplayCache(config.REPLAY_CACHE_BYTES),
     store,
-    // Imported on first use too: onnxruntime-node and the tokenizers cost start-up time and memory.
-    encoder: () =>
-      (encoder ??= import('../text/encoder.js').then(({ SentenceEncoder }) =>
-        SentenceEncoder.fromDirectory(config.ENCODER_DIR, { cacheSize: config.ENCODER_CACHE_SIZE, batchSize: config.ENCODER_BATCH_SIZE }),
-      )),
+    encoder: () => encoderAt(config.ENCODER_DIR),
+    verifier: new Capability('turn verifier', () => import('../verify/verifier.js').then(({ loadVerifier }) => loadVerifier(config.VERIFIER_DIR, encoderAt))),
   };
 }

@@ -3,6 +3,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ErrorResponse } from '../contracts/errors.js';
 import { jsonPath } from '../plan/violations.js';
 import { InvalidRunConfig, RunNotFound } from '../runs/ledger.js';
+import { CapabilityUnavailable } from './capability.js';
 
 export class RequestError extends Error {
   constructor(
@@ -15,12 +16,15 @@ export class RequestError extends Error {
 
 /** Every client error is a 4xx with a JSON body naming the offending field; only our own bugs are 500s. */
 export function installErrorHandler(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError | RequestError | InvalidRunConfig | RunNotFound, request, reply) => {
+  app.setErrorHandler((err: FastifyError | RequestError | InvalidRunConfig | RunNotFound | CapabilityUnavailable, request, reply) => {
     if (err instanceof RequestError || err instanceof InvalidRunConfig) {
       return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: err.message, issues: err.issues } satisfies ErrorResponse);
     }
     if (err instanceof RunNotFound) {
       return reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `no run "${err.message}"` } satisfies ErrorResponse);
+    }
+    if (err instanceof CapabilityUnavailable) {
+      return reply.code(503).send({ statusCode: 503, error: 'Service Unavailable', message: err.message } satisfies ErrorResponse);
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const issues = err.validation.map((v) => ({

@@ -108,12 +108,16 @@ export class SentenceEncoder {
       if (hit) out[i] = hit;
       else missing.push(i);
     });
-    // Texts of similar length share a batch, so little of it is padding.
+    // Texts of similar length share a batch, so little of it is padding: a batch ends at batchSize texts
+    // or before a text more than twice as long as its first (one long dialogue must not pad twenty short
+    // candidates to its length).
     const unique = [...new Set(missing.map((i) => texts[i]!))].map((text) => ({ text, ids: this.encode(text).ids }));
     unique.sort((x, y) => x.ids.length - y.ids.length);
     const fresh = new Map<string, Float32Array>();
-    for (let start = 0; start < unique.length; start += this.options.batchSize) {
-      const batch = unique.slice(start, start + this.options.batchSize);
+    for (let start = 0, end = 0; start < unique.length; start = end) {
+      end = start + 1;
+      while (end < unique.length && end - start < this.options.batchSize && unique[end]!.ids.length <= 2 * unique[start]!.ids.length + 8) end++;
+      const batch = unique.slice(start, end);
       const vectors = await this.runSentences(batch.map((e) => e.ids));
       batch.forEach((e, j) => {
         fresh.set(e.text, vectors[j]!);

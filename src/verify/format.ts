@@ -32,7 +32,73 @@ export function contextText(turns: readonly DialogueTurn[], maxChars: number): {
   return { text, truncated: false };
 }
 
-/** Hand features of a response the embedding misses: it asks a question; its length (log characters). */
-export function responseFeatures(response: string): [number, number] {
-  return [response.includes('?') ? 1 : 0, Math.log1p(response.length)];
+/**
+ * The latest dialogue that fits both `maxChars` (the window the verifier was trained with) and the
+ * encoder (`fits`, e.g. not cut at its token limit): the window shrinks by a fifth until it fits.
+ * Training and serving both build the context with this function.
+ */
+export function fitContext(turns: readonly DialogueTurn[], maxChars: number, fits: (text: string) => boolean): { text: string; truncated: boolean } {
+  let fitted = contextText(turns, maxChars);
+  let cut = fitted.truncated;
+  while (fitted.text.length > 0 && !fits(fitted.text)) {
+    fitted = contextText(turns, Math.floor(fitted.text.length * 0.8));
+    cut = true;
+  }
+  return { text: fitted.text, truncated: cut };
+}
+
+/** The names of `responseFeatures`' values, in order (the verifier's `extra` input columns). */
+export const RESPONSE_FEATURE_NAMES = [
+  'asks_question',
+  'log_chars',
+  'question_marks',
+  'ends_with_question',
+  'addresses_student',
+  'encouragement',
+  'invites_action',
+  'shows_calculation',
+  'reveals_final_answer',
+] as const;
+
+const ENCOURAGEMENT = /\b(great|good (job|work|try|attempt|start|effort|thinking)|well done|nice|excellent|awesome|you'?re on the right track|keep (it )?up)\b/i;
+const INVITES_ACTION = /\b(let'?s|try|can you|could you|would you|think about|what (do|would|if)|how (do|would|did|many|much)|why)\b/i;
+const CALCULATION = /\d\s*[-+*\/×÷x=]\s*\$?\d/;
+
+/** Numbers written in a text, thousands separators removed ("10,000" → 10000). */
+function numbersIn(text: string): number[] {
+  return (text.replace(/(\d),(?=\d{3}\b)/g, '$1').match(/\d+(?:\.\d+)?/g) ?? []).map(Number);
+}
+
+/** The task's final answer: the last number of its last solution step that has one; null without steps. */
+export function finalAnswer(task?: VerifyTask): number | null {
+  const steps = task?.solution_steps ?? [];
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const nums = numbersIn(steps[i]!);
+    if (nums.length) return nums[nums.length - 1]!;
+  }
+  return null;
+}
+
+/**
+ * Hand features of a response the embedding misses, in the order of RESPONSE_FEATURE_NAMES: it asks a
+ * question (0/1); its length (log characters); its number of '?' (capped at 3); it ends with a question
+ * (0/1); it addresses the student ("you"/"your", 0/1); it encourages (0/1); it invites an action ("let's",
+ * "try", "can you", "what/how/why…", 0/1); it shows a calculation (digit operator digit, 0/1); it states the
+ * task's final answer — the last number of the last solution step of `task.solution_steps` — (0/1, 0 when
+ * the task has no solution steps).
+ */
+export function responseFeatures(response: string, task?: VerifyTask): number[] {
+  const trimmed = response.trim();
+  const answer = finalAnswer(task);
+  return [
+    response.includes('?') ? 1 : 0,
+    Math.log1p(response.length),
+    Math.min(3, (response.match(/\?/g) ?? []).length),
+    /\?[\s"'”’)*]*$/.test(trimmed) ? 1 : 0,
+    /\byou(r|'re|'ve|'ll)?\b/i.test(response) ? 1 : 0,
+    ENCOURAGEMENT.test(response) ? 1 : 0,
+    INVITES_ACTION.test(response) ? 1 : 0,
+    CALCULATION.test(response) ? 1 : 0,
+    answer !== null && numbersIn(response).some((n) => Math.abs(n - answer) < 1e-9) ? 1 : 0,
+  ];
 }

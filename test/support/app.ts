@@ -10,6 +10,7 @@ import { OpenRlhfResponseSchema } from '../../src/contracts/openrlhf.js';
 import { HistoryRowSchema, RunViewSchema } from '../../src/contracts/runs.js';
 import { ScorePlanResponseSchema } from '../../src/contracts/score-plan.js';
 import { ValidatePlanResponseSchema } from '../../src/contracts/validate-plan.js';
+import { VerifyTurnResponseSchema } from '../../src/contracts/verify-turn.js';
 
 // The service serializes with plain JSON.stringify; here every JSON response a test receives is checked
 // against its zod contract, so a drift between code and schema fails the suite.
@@ -17,6 +18,7 @@ const CONTRACTS: Record<string, z.ZodType> = {
   'POST /score-plan': ScorePlanResponseSchema,
   'POST /validate-plan': ValidatePlanResponseSchema,
   'POST /openrlhf/reward': OpenRlhfResponseSchema,
+  'POST /verify-turn': VerifyTurnResponseSchema,
   'GET /runs': z.object({ runs: z.array(RunViewSchema) }),
   'GET /runs/:id': RunViewSchema,
   'PUT /runs/:id': RunViewSchema,

@@ -1,0 +1,29 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+/**
+ * The production build in its own process, started as `npm start` starts it (same V8 flags as
+ * package.json: a larger young generation for allocation-heavy batches); resolves with its address once
+ * it is ready and every capability has loaded, so no measurement overlaps model loading.
+ */
+export async function startBuiltService(): Promise<{ base: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--max-semi-space-size=64', 'dist/main.js'], {
+    cwd: new URL('..', import.meta.url),
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const base = await new Promise<string>((resolve, reject) => {
+    child.on('exit', (code) => reject(new Error(`service exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const msg = String((JSON.parse(line) as { msg?: string }).msg ?? '');
+      if (msg.startsWith('Server listening at ')) resolve(msg.slice('Server listening at '.length));
+    });
+  });
+  for (;;) {
+    const ready = (await (await fetch(`${base}/ready`)).json()) as { ready: boolean; capabilities: Record<string, { ready: boolean; reason: string }> };
+    const failed = Object.entries(ready.capabilities).find(([, c]) => !c.ready && c.reason !== 'loading');
+    if (failed) throw new Error(`${failed[0]} did not load: ${failed[1].reason}`);
+    if (ready.ready && Object.values(ready.capabilities).every((c) => c.ready)) return { base, child };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

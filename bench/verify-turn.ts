@@ -1,0 +1,84 @@
+// `npm run bench`, turn verification: POST /verify-turn with N = 1, 5, 10, 20 candidates and a dialogue
+// context of 1,500 tokens (counted with the default encoder's tokenizer), against the service running as
+// `npm start` runs it. Every round sends a new context and new candidates, so the encoder's cache never
+// answers for the model. Reports the server's own latency (latency_ms) and the client's round trip.
+import { readFileSync } from 'node:fs';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { startBuiltService } from './service.js';
+
+const ROUNDS = Number(process.env.BENCH_VERIFY_ROUNDS ?? 60);
+const WARM_UP = 5;
+const CONTEXT_TOKENS = 1500;
+const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor(p * (xs.length - 1))]!;
+const fmt = (x: number) => x.toFixed(1);
+
+const tokenizer = new Tokenizer(JSON.parse(readFileSync(new URL('../models/use-lite/tokenizer.json', import.meta.url), 'utf8')) as object, {});
+const count = (text: string) => tokenizer.tokenize(text).length;
+
+const task = {
+  description: 'def moving_average(values: list[float], window: int) -> list[float]: """Return the mean of each run of `window` consecutive values."""',
+  dependencies: ['statistics.mean', 'collections.deque'],
+  solution_steps: ['Check that the window is positive and not longer than the list', 'Keep a running sum of the current window', 'Slide the window one value at a time and append sum / window'],
+};
+const tutorLines = [
+  'What should moving_average([1, 2, 3, 4], 2) return, step by step?',
+  'Good start. Which values fall into the first window when the window size is {n}?',
+  'Look at your loop bounds: how many windows fit into a list of {n} values?',
+  'Can you explain why the running sum avoids adding the same values again?',
+  'What happens to the sum when the window moves one position to the right?',
+  'Try printing the window and its sum inside the loop for the first {n} iterations.',
+];
+const studentLines = [
+  'I think it returns [1.5, 2.5, 3.5] but my code gives one value fewer.',
+  'I loop from 0 to len(values) - window and take values[i:i+window], then divide by {n}.',
+  'I am not sure why deque is in the dependencies, I just used a list slice.',
+  'The last window is missing, so maybe the range should end at len(values) - window + 1?',
+  'When the window moves I subtract the value that leaves and add the value that enters, which gives {n}.',
+];
+function context(round: number): { role: 'tutor' | 'student'; text: string }[] {
+  const turns: { role: 'tutor' | 'student'; text: string }[] = [];
+  let tokens = 0;
+  for (let i = 0; tokens < CONTEXT_TOKENS; i++) {
+    const role = i % 2 ? 'student' : 'tutor';
+    const lines = role === 'tutor' ? tutorLines : studentLines;
+    const text = lines[(i + round) % lines.length]!.replace('{n}', String(round * 100 + i));
+    turns.push({ role, text });
+    tokens += count(`${role === 'tutor' ? 'Tutor' : 'Student'}: ${text}\n`);
+  }
+  return turns;
+}
+const candidates = (n: number, round: number) =>
+  Array.from({ length: n }, (_, i) => `${tutorLines[i % tutorLines.length]!.replace('{n}', String(round * 1000 + i))} (${i + 1})`);
+
+const { base, child } = await startBuiltService();
+const results: Record<string, unknown>[] = [];
+try {
+  const contextTokens = context(0).reduce((n, t) => n + count(`${t.role === 'tutor' ? 'Tutor' : 'Student'}: ${t.text}\n`), 0);
+  let round = 0;
+  for (const n of [1, 5, 10, 20]) {
+    const server: number[] = [];
+    const client: number[] = [];
+    for (let i = 0; i < ROUNDS + WARM_UP; i++, round++) {
+      const body = JSON.stringify({ task, context: context(round), candidates: candidates(n, round) });
+      const t = performance.now();
+      const res = await fetch(`${base}/verify-turn`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const json = (await res.json()) as { latency_ms: number; scores: number[] };
+      if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
+      if (json.scores.length !== n) throw new Error(`expected ${n} scores`);
+      if (i >= WARM_UP) {
+        client.push(performance.now() - t);
+        server.push(json.latency_ms);
+      }
+    }
+    results.push({ candidates: n, context_tokens: contextTokens, rounds: ROUNDS, server_ms: { p50: q(server, 0.5), p99: q(server, 0.99) }, client_ms: { p50: q(client, 0.5), p99: q(client, 0.99) } });
+  }
+} finally {
+  child.kill('SIGTERM');
+}
+console.log(JSON.stringify({ verify_turn: results }, null, 2));
+for (const r of results as Array<{ candidates: number; server_ms: { p50: number; p99: number }; client_ms: { p50: number; p99: number } }>) {
+  console.log(
+    `verify-turn N=${String(r.candidates).padStart(2)}: server p50 ${fmt(r.server_ms.p50)} ms, p99 ${fmt(r.server_ms.p99)} ms; round trip p50 ${fmt(r.client_ms.p50)} ms, p99 ${fmt(r.client_ms.p99)} ms` +
+      (r.candidates === 20 ? ' (target p50 < 150 ms)' : ''),
+  );
+}

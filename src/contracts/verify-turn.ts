@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+// Limits a request must stay within (400 with the field path past them). A context longer than the model's
+// input is not an error: it is cut from the left (oldest turns first) and reported in `truncated`.
+export const VERIFY_LIMITS = { maxCandidates: 64, maxTextChars: 20_000, maxTurns: 1_000, maxListItems: 200 } as const;
+
+const Text = z.string().max(VERIFY_LIMITS.maxTextChars);
+
+export const VerifyTaskSchema = z
+  .object({
+    description: Text.min(1).describe('The target task, e.g. a function signature and docstring, or a problem statement'),
+    dependencies: z.array(Text).max(VERIFY_LIMITS.maxListItems).optional().describe('Reference knowledge: dependency paths'),
+    solution_steps: z.array(Text).max(VERIFY_LIMITS.maxListItems).optional().describe('Reference knowledge: key solution steps'),
+    code_context: Text.optional(),
+  })
+  .strict();
+
+export const DialogueTurnSchema = z.object({ role: z.enum(['tutor', 'student']), text: Text }).strict();
+
+export const VerifyTurnRequestSchema = z
+  .object({
+    task: VerifyTaskSchema,
+    context: z.array(DialogueTurnSchema).max(VERIFY_LIMITS.maxTurns).describe('The dialogue so far, oldest first'),
+    candidates: z.array(Text.min(1)).min(1).max(VERIFY_LIMITS.maxCandidates).describe('Candidate tutor utterances for the next turn'),
+    options: z
+      .object({ top_k: z.number().int().positive().optional().describe('Return only the k best candidates in `ranking` (all by default)') })
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .meta({
+    id: 'VerifyTurnRequest',
+    examples: [
+      {
+        task: {
+          description: 'def running_total(xs: list[int]) -> list[int]: """Return the running totals of xs."""',
+          dependencies: ['itertools.accumulate'],
+          solution_steps: ['Keep a sum of the items seen so far', 'Append the sum after adding each item'],
+        },
+        context: [
+          { role: 'tutor', text: 'What should running_total([1, 2, 3]) return?' },
+          { role: 'student', text: 'I think [1, 2, 3], the same list?' },
+        ],
+        candidates: [
+          'No, the answer is [1, 3, 6].',
+          'Close! What is the total after adding the first two numbers, 1 and 2?',
+          'Try again.',
+        ],
+      },
+    ],
+  });
+
+export const VerifyTurnResponseSchema = z
+  .object({
+    scores: z.array(z.number().min(0).max(1)).describe('Predicted turn value v ∈ [0, 1] of each candidate, in request order'),
+    ranking: z.array(z.number().int()).describe('Candidate indices, best first (top_k of them when asked)'),
+    best: z.object({ index: z.number().int(), text: z.string(), score: z.number() }),
+    candidates: z
+      .array(
+        z.object({
+          index: z.number().int(),
+          score: z.number(),
+          logit: z.number().describe('The model output before the sigmoid'),
+          features: z.record(z.string(), z.number()).optional().describe('Hand features the model weighed, by name'),
+        }),
+      )
+      .describe('Per candidate, in request order: what the score is made of'),
+    model: z.object({ name: z.string(), version: z.string(), kind: z.enum(['embedding-head', 'cross-encoder']) }),
+    truncated: z
+      .object({
+        task: z.boolean().describe('The task text was cut to fit the model input'),
+        context: z.boolean().describe('Older dialogue was dropped or cut (left truncation) to fit the model input'),
+        candidates: z.array(z.number().int()).describe('Indices of candidates cut to fit the model input'),
+      })
+      .describe('What was cut to fit the model input; nothing else is ever dropped'),
+    latency_ms: z.number(),
+  })
+  .meta({ id: 'VerifyTurnResponse' });
+
+export type VerifyTurnRequest = z.infer<typeof VerifyTurnRequestSchema>;
+export type VerifyTurnResponse = z.infer<typeof VerifyTurnResponseSchema>;
+export type VerifyTaskInput = z.infer<typeof VerifyTaskSchema>;

@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ErrorResponseSchema } from '../../contracts/errors.js';
+import { VerifyTurnRequestSchema, VerifyTurnResponseSchema } from '../../contracts/verify-turn.js';
+import { rankCandidates } from '../../verify/ranking.js';
+import type { ScoringContext } from '../context.js';
+
+export const verifyTurnRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      '/verify-turn',
+      {
+        schema: {
+          tags: ['Traver'],
+          summary: "Score candidate tutor turns with the turn verifier (Traver's V_θ) and rank them",
+          description:
+            'Each candidate gets its predicted turn value v ∈ [0, 1] (Traver eqs. 1–2 are what the verifier was trained to predict). ' +
+            'The task and the context are encoded once per request. A context too long for the model is cut from the left and reported in `truncated`.',
+          body: VerifyTurnRequestSchema,
+          response: { 200: VerifyTurnResponseSchema, 400: ErrorResponseSchema, 413: ErrorResponseSchema, 503: ErrorResponseSchema },
+        },
+      },
+      async (req) => {
+        const started = performance.now();
+        const verifier = await ctx.verifier.get();
+        const { candidates, context, task, options } = req.body;
+        const result = await verifier.verify({ task, context, candidates });
+        const scores = result.candidates.map((c) => c.score);
+        const ranking = rankCandidates(scores);
+        const best = ranking[0]!;
+        return {
+          scores,
+          ranking: options?.top_k ? ranking.slice(0, options.top_k) : ranking,
+          best: { index: best, text: candidates[best]!, score: scores[best]! },
+          candidates: result.candidates.map((c, index) => ({ index, ...c })),
+          model: verifier.info,
+          truncated: result.truncated,
+          latency_ms: Number((performance.now() - started).toFixed(2)),
+        };
+      },
+    );
+  };

@@ -1,0 +1,88 @@
+import { fileURLToPath } from 'node:url';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { VERIFY_LIMITS } from '../../src/contracts/verify-turn.js';
+import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
+import { testApp } from '../support/app.js';
+
+const BYO = fileURLToPath(new URL('../fixtures/tiny-cross-encoder', import.meta.url));
+const request = {
+  task: { description: 'python code', solution_steps: ['loop'] },
+  context: [
+    { role: 'tutor', text: 'the tutor asks a question ?' },
+    { role: 'student', text: 'the loop runs slow' },
+  ],
+  candidates: ['the code runs fast', 'recursion ?', 'the loop , the loop , the loop'],
+};
+
+t.test('POST /verify-turn ranks the candidates with the configured verifier', async (t) => {
+  const app = await testApp({ VERIFIER_DIR: BYO });
+  t.teardown(() => app.close());
+  const res = await app.inject({ method: 'POST', url: '/verify-turn', payload: request });
+  t.equal(res.statusCode, 200);
+  const body = res.json();
+  t.equal(body.scores.length, 3);
+  t.ok(body.scores.every((s: number) => s >= 0 && s <= 1));
+  const order = [0, 1, 2].sort((a, b) => body.scores[b] - body.scores[a]);
+  t.same(body.ranking, order, 'best first');
+  t.same(body.best, { index: order[0], text: request.candidates[order[0]!], score: body.scores[order[0]!] });
+  t.same(body.model, { name: 'tiny-cross-encoder', version: 'fixture-1', kind: 'cross-encoder' });
+  t.same(body.candidates.map((c: { index: number }) => c.index), [0, 1, 2]);
+
+  const top = await app.inject({ method: 'POST', url: '/verify-turn', payload: { ...request, options: { top_k: 2 } } });
+  t.same(top.json().ranking, order.slice(0, 2), 'top_k limits the ranking, not the scores');
+  t.same(top.json().scores, body.scores, 'deterministic');
+
+  const ready = await app.inject({ method: 'GET', url: '/ready' });
+  t.same(ready.json().capabilities, { verify_turn: { ready: true, reason: 'ok' } });
+});
+
+t.test('POST /verify-turn: bad requests are 400s naming the field', async (t) => {
+  const app = await testApp({ VERIFIER_DIR: BYO });
+  t.teardown(() => app.close());
+  const cases: [string, unknown, string][] = [
+    ['no candidates', { ...request, candidates: [] }, '$.candidates'],
+    ['too many candidates', { ...request, candidates: Array.from({ length: VERIFY_LIMITS.maxCandidates + 1 }, (_, i) => `c${i}`) }, '$.candidates'],
+    ['an empty candidate', { ...request, candidates: ['fine', ''] }, '$.candidates[1]'],
+    ['a candidate that is not text', { ...request, candidates: ['fine', 42] }, '$.candidates[1]'],
+    ['an over-long candidate', { ...request, candidates: ['x'.repeat(VERIFY_LIMITS.maxTextChars + 1)] }, '$.candidates[0]'],
+    ['an unknown role', { ...request, context: [{ role: 'teacher', text: 'hi' }] }, '$.context[0].role'],
+    ['an over-long turn', { ...request, context: [{ role: 'student', text: 'y'.repeat(VERIFY_LIMITS.maxTextChars + 1) }] }, '$.context[0].text'],
+    ['too many turns', { ...request, context: Array.from({ length: VERIFY_LIMITS.maxTurns + 1 }, () => ({ role: 'student', text: 'ok' })) }, '$.context'],
+    ['no task description', { ...request, task: { solution_steps: ['a'] } }, '$.task.description'],
+    ['a misspelt task field', { ...request, task: { description: 'd', solution_step: ['a'] } }, '$.task'],
+    ['a bad top_k', { ...request, options: { top_k: 0 } }, '$.options.top_k'],
+    ['no context', { task: request.task, candidates: request.candidates }, '$.context'],
+  ];
+  for (const [name, payload, path] of cases) {
+    const res = await app.inject({ method: 'POST', url: '/verify-turn', payload: payload as object });
+    t.equal(res.statusCode, 400, name);
+    t.ok(res.json().issues.some((i: { path: string }) => i.path === path), `${name}: ${JSON.stringify(res.json().issues)}`);
+  }
+  // A context of any length within the limits is cut from the left, not refused.
+  const long = Array.from({ length: 400 }, (_, i) => ({ role: i % 2 ? 'student' : 'tutor', text: 'the student asks a question about the loop' }));
+  const res = await app.inject({ method: 'POST', url: '/verify-turn', payload: { ...request, context: long } });
+  t.equal(res.statusCode, 200);
+  // Candidate 2 (9 tokens) is longer than the half of the 9-token budget a long first text leaves it.
+  t.same(res.json().truncated, { task: true, context: true, candidates: [2] });
+});
+
+t.test('a missing or corrupt verifier: /verify-turn answers 503 with the reason, the rest stays up', async (t) => {
+  const missing = join(tmpdir(), 'no-verifier-here');
+  const app = await testApp({ VERIFIER_DIR: missing });
+  t.teardown(() => app.close());
+  const before = await app.inject({ method: 'GET', url: '/ready' });
+  t.same(before.json().capabilities.verify_turn, { ready: false, reason: 'not loaded yet (loads on first use)' });
+  const res = await app.inject({ method: 'POST', url: '/verify-turn', payload: request });
+  t.equal(res.statusCode, 503);
+  t.match(res.json(), { error: 'Service Unavailable', message: /turn verifier is unavailable: cannot read .*no-verifier-here\/manifest\.json: ENOENT/ });
+  t.equal((await app.inject({ method: 'POST', url: '/verify-turn', payload: request })).statusCode, 503, 'stays unavailable');
+  const ready = await app.inject({ method: 'GET', url: '/ready' });
+  t.equal(ready.statusCode, 200, 'the core is still ready');
+  t.match(ready.json(), { ready: true, capabilities: { verify_turn: { ready: false, reason: /ENOENT/ } } });
+  const plans = await app.inject({ method: 'POST', url: '/score-plan', payload: EXAMPLE_SCORE_REQUEST });
+  t.equal(plans.statusCode, 200, 'plan scoring is unaffected');
+  // Bad requests are still 400s: validation runs before the model is needed.
+  t.equal((await app.inject({ method: 'POST', url: '/verify-turn', payload: { ...request, candidates: [] } })).statusCode, 400);
+});
