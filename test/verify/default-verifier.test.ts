@@ -21,3 +21,22 @@ t.test('the shipped verifier reproduces its training-time scores on fixed reques
     t.ok(worst < 1e-4, `max |served − trained| = ${worst.toExponential(2)}`);
   }
 });
+
+t.test('the task and the dialogue are embedded once per request, with the candidates', async (t) => {
+  const encoder = await useLite();
+  const calls: string[][] = [];
+  const embed = encoder.embed.bind(encoder);
+  encoder.embed = async (texts) => {
+    calls.push([...texts]);
+    return embed(texts);
+  };
+  const v = await loadVerifier(DIR, async () => encoder);
+  calls.length = 0;
+  const { request } = expected.find((e) => e.request.candidates.length > 3)!;
+  const result = await v.verify(request);
+  t.equal(calls.length, 1, 'one encoder call');
+  t.equal(calls[0]!.length, 2 + request.candidates.length, 'task + dialogue + each candidate');
+  t.same(calls[0]!.slice(2), request.candidates);
+  t.equal(result.candidates.length, request.candidates.length);
+  t.match(result.candidates[0]!.features, { asks_question: Number, reveals_final_answer: Number });
+});
