@@ -1,17 +1,8 @@
+import { mulberry32 } from '../src/common/rng.js';
 import type { Plan, Step } from '../src/contracts/plan.js';
 
 // Realistic MAP-PPL-sized plans (3 agents, 4 subtasks, 10 steps) with the defects GRPO samples show:
 // cycles, tools outside the agent's kit, dangling dependencies and truncated output.
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TOPICS = ['pandas groupby', 'React hooks', 'SQL joins', 'Python decorators', 'async/await in JavaScript', 'Java streams', 'Docker volumes', 'recursion in C++'];
 const INSTRUCTIONS: Record<string, string[]> = {

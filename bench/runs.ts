@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { benchBatch, mulberry32 } from './realistic-plans.js';
+import { mulberry32 } from '../src/common/rng.js';
+import { benchBatch } from './realistic-plans.js';
 
 type Src<T> = T;
 const dist = (p: string) => new URL(`../dist/${p}`, import.meta.url).href;

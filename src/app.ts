@@ -12,6 +12,7 @@ import { openRlhfRoute } from './http/routes/openrlhf.js';
 import { runRoutes } from './http/routes/runs.js';
 import { validatePlanRoute } from './http/routes/validate-plan.js';
 import { verifyTurnRoute } from './http/routes/verify-turn.js';
+import { traceKnowledgeRoute } from './http/routes/trace-knowledge.js';
 import type { Capability } from './http/capability.js';
 import { jsonPath } from './plan/violations.js';
 import type { ScoreSummary } from './scoring/score-groups.js';
@@ -26,7 +27,7 @@ declare module 'fastify' {
 export interface App {
   app: FastifyInstance;
   readiness: Readiness;
-  capabilities: { verify_turn: Capability<unknown> };
+  capabilities: { verify_turn: Capability<unknown>; trace_knowledge: Capability<unknown> };
 }
 
 export async function buildApp(config: Config): Promise<App> {
@@ -83,7 +84,7 @@ export async function buildApp(config: Config): Promise<App> {
         { name: 'PersonalPlan', description: 'Plan rewards for GRPO' },
         { name: 'runs', description: 'Reward-Adaptive GRPO runs: adaptive weights, step accounting, history' },
         { name: 'trainers', description: 'Trainer-specific protocols' },
-        { name: 'Traver', description: 'Turn-by-turn verification of candidate tutor utterances' },
+        { name: 'Traver', description: 'Turn-by-turn verification of candidate tutor utterances and knowledge tracing' },
         { name: 'service', description: 'Liveness and readiness' },
       ],
     },
@@ -94,12 +95,13 @@ export async function buildApp(config: Config): Promise<App> {
 
   const ctx = scoringContext(config);
   app.addHook('onClose', async () => ctx.store.close());
-  const capabilities = { verify_turn: ctx.verifier };
+  const capabilities = { verify_turn: ctx.verifier, trace_knowledge: ctx.encoder };
   await app.register(healthRoutes(readiness, capabilities));
   await app.register(scorePlanRoute(ctx));
   await app.register(validatePlanRoute(ctx));
   await app.register(runRoutes(ctx));
   await app.register(openRlhfRoute(ctx));
   await app.register(verifyTurnRoute(ctx));
+  await app.register(traceKnowledgeRoute(ctx));
   return { app, readiness, capabilities };
 }

@@ -7,10 +7,12 @@ const config = loadConfig();
 const { app, readiness, capabilities } = await buildApp(config);
 await app.listen({ port: config.PORT, host: config.HOST });
 // Models load in the background once the port is open; /ready reports each capability meanwhile.
-capabilities.verify_turn.get().then(
-  () => app.log.info({ capability: 'verify_turn' }, 'capability ready'),
-  (e: Error) => app.log.error({ capability: 'verify_turn', reason: e.message }, 'capability unavailable'),
-);
+for (const [name, capability] of Object.entries(capabilities)) {
+  capability.get().then(
+    () => app.log.info({ capability: name }, 'capability ready'),
+    (e: Error) => app.log.error({ capability: name, reason: e.message }, 'capability unavailable'),
+  );
+}
 
 const check = selfCheck(planLimits(config), serviceDefaults(config));
 readiness.ready = check.ok;

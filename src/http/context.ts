@@ -17,8 +17,8 @@ export interface ScoringContext {
   ledger: RunLedger;
   replays: ReplayCache;
   store: RunStore;
-  /** The sentence encoder of ENCODER_DIR, loaded on first use. */
-  encoder: () => Promise<SentenceEncoder>;
+  /** The sentence encoder of ENCODER_DIR (knowledge tracing). */
+  encoder: Capability<SentenceEncoder>;
   /** The turn verifier of VERIFIER_DIR. */
   verifier: Capability<TurnVerifier>;
 }
@@ -55,7 +55,7 @@ export function scoringContext(config: Config): ScoringContext {
     ledger: new RunLedger(store, defaults),
     replays: new ReplayCache(config.REPLAY_CACHE_BYTES),
     store,
-    encoder: () => encoderAt(config.ENCODER_DIR),
+    encoder: new Capability('sentence encoder', () => encoderAt(config.ENCODER_DIR)),
     verifier: new Capability('turn verifier', () => import('../verify/verifier.js').then(({ loadVerifier }) => loadVerifier(config.VERIFIER_DIR, encoderAt))),
   };
 }

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { asCompletion, BENCH_PROFILES, mulberry32, realisticPlan } from '../../bench/realistic-plans.js';
+import { asCompletion, BENCH_PROFILES, realisticPlan } from '../../bench/realistic-plans.js';
+import { mulberry32 } from '../../src/common/rng.js';
 import type { RunView } from '../../src/contracts/runs.js';
 import type { ScorePlanResponse } from '../../src/contracts/score-plan.js';
 import { testApp } from '../support/app.js';

@@ -35,7 +35,7 @@ t.test('POST /verify-turn ranks the candidates with the configured verifier', as
   t.same(top.json().scores, body.scores, 'deterministic');
 
   const ready = await app.inject({ method: 'GET', url: '/ready' });
-  t.same(ready.json().capabilities, { verify_turn: { ready: true, reason: 'ok' } });
+  t.same(ready.json().capabilities.verify_turn, { ready: true, reason: 'ok' });
 });
 
 t.test('POST /verify-turn: bad requests are 400s naming the field', async (t) => {

@@ -11,6 +11,7 @@ import { HistoryRowSchema, RunViewSchema } from '../../src/contracts/runs.js';
 import { ScorePlanResponseSchema } from '../../src/contracts/score-plan.js';
 import { ValidatePlanResponseSchema } from '../../src/contracts/validate-plan.js';
 import { VerifyTurnResponseSchema } from '../../src/contracts/verify-turn.js';
+import { FitResponseSchema, TraceKnowledgeResponseSchema } from '../../src/contracts/trace-knowledge.js';
 
 // The service serializes with plain JSON.stringify; here every JSON response a test receives is checked
 // against its zod contract, so a drift between code and schema fails the suite.
@@ -19,6 +20,8 @@ const CONTRACTS: Record<string, z.ZodType> = {
   'POST /validate-plan': ValidatePlanResponseSchema,
   'POST /openrlhf/reward': OpenRlhfResponseSchema,
   'POST /verify-turn': VerifyTurnResponseSchema,
+  'POST /trace-knowledge': TraceKnowledgeResponseSchema,
+  'POST /trace-knowledge/fit': FitResponseSchema,
   'GET /runs': z.object({ runs: z.array(RunViewSchema) }),
   'GET /runs/:id': RunViewSchema,
   'PUT /runs/:id': RunViewSchema,

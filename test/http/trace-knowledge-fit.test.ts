@@ -1,0 +1,80 @@
+import t from 'tap';
+import { mulberry32 } from '../../src/common/rng.js';
+import { testApp } from '../support/app.js';
+
+// Response logs simulated from known BKT parameters (a learner at a time: known with the prior, then the
+// learn transition after each answer; correct with 1 − slip when known, guess when not).
+function simulate(skill: string, p: { prior: number; learn: number; guess: number; slip: number }, users: number, length: number, seed: number) {
+  const rand = mulberry32(seed);
+  const rows: { user: string; skill: string; correct: 0 | 1 }[] = [];
+  for (let u = 0; u < users; u++) {
+    let known = rand() < p.prior;
+    for (let i = 0; i < length; i++) {
+      rows.push({ user: `u${u}`, skill, correct: (known ? rand() >= p.slip : rand() < p.guess) ? 1 : 0 });
+      if (!known) known = rand() < p.learn;
+    }
+  }
+  return rows;
+}
+
+t.test('POST /trace-knowledge/fit recovers each skill’s parameters, deterministically', async (t) => {
+  const app = await testApp();
+  t.teardown(() => app.close());
+  const a = { prior: 0.3, learn: 0.15, guess: 0.2, slip: 0.1 };
+  const b = { prior: 0.6, learn: 0.05, guess: 0.25, slip: 0.05 };
+  const rows = [...simulate('a', a, 1000, 20, 1), ...simulate('b', b, 1000, 20, 2)];
+  const res = await app.inject({ method: 'POST', url: '/trace-knowledge/fit', payload: { rows, options: { seed: 7 } } });
+  t.equal(res.statusCode, 200);
+  const body = res.json();
+  t.equal(body.rows, 40_000);
+  for (const [skill, truth] of [['a', a], ['b', b]] as const) {
+    const fit = body.skills.find((s: { skill: string }) => s.skill === skill);
+    t.match(fit, { sequences: 1000, observations: 20_000, restarts: 5 });
+    for (const k of ['prior', 'learn', 'guess', 'slip'] as const) t.ok(Math.abs(fit.params[k] - truth[k]) < 0.05, `${skill}.${k}: ${fit.params[k]} vs ${truth[k]}`);
+    t.equal(fit.params.forget, 0);
+  }
+  const again = (await app.inject({ method: 'POST', url: '/trace-knowledge/fit', payload: { rows, options: { seed: 7 } } })).json();
+  t.same(again.skills, body.skills, 'same seed, same fit');
+});
+
+t.test('a large fit runs off the event loop: the service keeps answering', async (t) => {
+  const app = await testApp();
+  t.teardown(() => app.close());
+  const rows = simulate('big', { prior: 0.4, learn: 0.1, guess: 0.2, slip: 0.1 }, 10_000, 20, 3);
+  let fitDone = false;
+  const fit = app.inject({ method: 'POST', url: '/trace-knowledge/fit', payload: { rows } }).then((r) => {
+    fitDone = true;
+    return r;
+  });
+  await new Promise((r) => setTimeout(r, 300)); // parsing done, the worker is fitting
+  const probes: number[] = [];
+  while (!fitDone && probes.length < 200) {
+    const t0 = performance.now();
+    const health = await app.inject({ method: 'GET', url: '/health' });
+    t.equal(health.statusCode, 200);
+    probes.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  t.equal((await fit).statusCode, 200);
+  t.ok(probes.length >= 3, `${probes.length} health checks answered during the fit`);
+  t.ok(Math.max(...probes) < 250, `slowest health check during the fit: ${Math.max(...probes).toFixed(1)} ms`);
+});
+
+t.test('POST /trace-knowledge/fit: bad input is a 400 naming the field', async (t) => {
+  const app = await testApp();
+  t.teardown(() => app.close());
+  const row = { user: 'u', skill: 's', correct: 1 };
+  const cases: [string, unknown, string][] = [
+    ['no rows', { rows: [] }, '$.rows'],
+    ['correct is not 0/1', { rows: [{ ...row, correct: 2 }] }, '$.rows[0].correct'],
+    ['no skill', { rows: [{ user: 'u', correct: 1 }] }, '$.rows[0].skill'],
+    ['order on some rows only', { rows: [{ ...row, order: 1 }, row] }, '$.rows'],
+    ['zero restarts', { rows: [row], options: { restarts: 0 } }, '$.options.restarts'],
+    ['an unknown option', { rows: [row], options: { epochs: 3 } }, '$.options'],
+  ];
+  for (const [name, payload, path] of cases) {
+    const res = await app.inject({ method: 'POST', url: '/trace-knowledge/fit', payload: payload as object });
+    t.equal(res.statusCode, 400, name);
+    t.ok(res.json().issues?.some((i: { path: string }) => i.path === path), `${name}: ${JSON.stringify(res.json().issues)}`);
+  }
+});
