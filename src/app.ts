@@ -13,6 +13,8 @@ import { runRoutes } from './http/routes/runs.js';
 import { validatePlanRoute } from './http/routes/validate-plan.js';
 import { verifyTurnRoute } from './http/routes/verify-turn.js';
 import { traceKnowledgeRoute } from './http/routes/trace-knowledge.js';
+import { dialogueNextRoute } from './http/routes/dialogue-next.js';
+import { evaluateRoutes } from './http/routes/evaluate.js';
 import type { Capability } from './http/capability.js';
 import { jsonPath } from './plan/violations.js';
 import type { ScoreSummary } from './scoring/score-groups.js';
@@ -85,6 +87,7 @@ export async function buildApp(config: Config): Promise<App> {
         { name: 'runs', description: 'Reward-Adaptive GRPO runs: adaptive weights, step accounting, history' },
         { name: 'trainers', description: 'Trainer-specific protocols' },
         { name: 'Traver', description: 'Turn-by-turn verification of candidate tutor utterances and knowledge tracing' },
+        { name: 'WikiHowAgent', description: 'Pedagogic-quality evaluation of tutoring conversations and plans; the interaction manager' },
         { name: 'service', description: 'Liveness and readiness' },
       ],
     },
@@ -103,5 +106,7 @@ export async function buildApp(config: Config): Promise<App> {
   await app.register(openRlhfRoute(ctx));
   await app.register(verifyTurnRoute(ctx));
   await app.register(traceKnowledgeRoute(ctx));
+  await app.register(dialogueNextRoute);
+  await app.register(evaluateRoutes(ctx));
   return { app, readiness, capabilities };
 }

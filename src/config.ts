@@ -21,6 +21,13 @@ export const ConfigSchema = z.object({
   ENCODER_CACHE_SIZE: int(10_000),
   ENCODER_BATCH_SIZE: int(32),
   SHUTDOWN_GRACE_MS: int(10_000),
+  // The optional LLM judge of /evaluate-dialogue: any OpenAI-compatible API (vLLM, Ollama, a hosted one).
+  JUDGE_BASE_URL: z.url().optional(),
+  JUDGE_MODEL: z.string().min(1).default('default'),
+  JUDGE_API_KEY: z.string().optional(),
+  JUDGE_CONCURRENCY: int(4),
+  JUDGE_TIMEOUT_MS: int(30_000),
+  JUDGE_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

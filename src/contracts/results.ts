@@ -59,7 +59,7 @@ export const PersonalizationSchema = z
   })
   .meta({ id: 'PersonalizationReward' });
 
-const PhaseSummarySchema = z.object({
+export const PhaseSummarySchema = z.object({
   detected: z.boolean(),
   steps: z.array(z.string()),
   positions: z.array(z.number()).describe('Normalized positions in execution_order, index / (length − 1)'),

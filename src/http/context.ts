@@ -6,6 +6,7 @@ import { RunLedger } from '../runs/ledger.js';
 import { RunStore } from '../runs/store.js';
 import { DEFAULT_SCORING, type ScoringDefaults } from '../scoring/score-groups.js';
 import type { SentenceEncoder } from '../text/encoder.js';
+import type { JudgeConfig } from '../metrics/judge/client.js';
 import type { TurnVerifier } from '../verify/verifier.js';
 import { Capability } from './capability.js';
 
@@ -21,6 +22,8 @@ export interface ScoringContext {
   encoder: Capability<SentenceEncoder>;
   /** The turn verifier of VERIFIER_DIR. */
   verifier: Capability<TurnVerifier>;
+  /** The LLM judge, when JUDGE_BASE_URL is set. */
+  judge: JudgeConfig | null;
 }
 
 export function planLimits(config: Config): PlanLimits {
@@ -56,6 +59,9 @@ export function scoringContext(config: Config): ScoringContext {
     replays: new ReplayCache(config.REPLAY_CACHE_BYTES),
     store,
     encoder: new Capability('sentence encoder', () => encoderAt(config.ENCODER_DIR)),
+    judge: config.JUDGE_BASE_URL
+      ? { baseUrl: config.JUDGE_BASE_URL, model: config.JUDGE_MODEL, apiKey: config.JUDGE_API_KEY, concurrency: config.JUDGE_CONCURRENCY, timeoutMs: config.JUDGE_TIMEOUT_MS, retries: config.JUDGE_RETRIES }
+      : null,
     verifier: new Capability('turn verifier', () => import('../verify/verifier.js').then(({ loadVerifier }) => loadVerifier(config.VERIFIER_DIR, encoderAt))),
   };
 }

@@ -7,7 +7,7 @@ t.test('the committed openapi/openapi.json is what the route schemas generate (r
   const generated = await openApiDocument();
   t.equal(generated, committed);
   const doc = JSON.parse(generated);
-  t.same(Object.keys(doc.paths).sort(), ['/health', '/openrlhf/reward', '/ready', '/runs', '/runs/{id}', '/runs/{id}/finalize', '/runs/{id}/history', '/score-plan', '/trace-knowledge', '/trace-knowledge/fit', '/validate-plan', '/verify-turn']);
+  t.same(Object.keys(doc.paths).sort(), ['/dialogue/next', '/evaluate-dialogue', '/evaluate-plan', '/evaluate-text', '/evaluate-text/corpus', '/health', '/openrlhf/reward', '/ready', '/runs', '/runs/{id}', '/runs/{id}/finalize', '/runs/{id}/history', '/score-plan', '/trace-knowledge', '/trace-knowledge/fit', '/validate-plan', '/verify-turn']);
   t.ok(doc.components.schemas.VerifyTurnRequest.examples.length > 0);
   t.ok(doc.components.schemas.ScorePlanRequest.examples.length > 0, 'Swagger UI has a request to try');
 });

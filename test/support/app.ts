@@ -11,6 +11,9 @@ import { HistoryRowSchema, RunViewSchema } from '../../src/contracts/runs.js';
 import { ScorePlanResponseSchema } from '../../src/contracts/score-plan.js';
 import { ValidatePlanResponseSchema } from '../../src/contracts/validate-plan.js';
 import { VerifyTurnResponseSchema } from '../../src/contracts/verify-turn.js';
+import { DialogueNextResponseSchema } from '../../src/contracts/dialogue-next.js';
+import { EvaluatePlanResponseSchema } from '../../src/contracts/evaluate-plan.js';
+import { EvaluateDialogueResponseSchema, EvaluateTextCorpusResponseSchema, EvaluateTextResponseSchema } from '../../src/contracts/evaluate.js';
 import { FitResponseSchema, TraceKnowledgeResponseSchema } from '../../src/contracts/trace-knowledge.js';
 
 // The service serializes with plain JSON.stringify; here every JSON response a test receives is checked
@@ -22,6 +25,11 @@ const CONTRACTS: Record<string, z.ZodType> = {
   'POST /verify-turn': VerifyTurnResponseSchema,
   'POST /trace-knowledge': TraceKnowledgeResponseSchema,
   'POST /trace-knowledge/fit': FitResponseSchema,
+  'POST /dialogue/next': DialogueNextResponseSchema,
+  'POST /evaluate-dialogue': EvaluateDialogueResponseSchema,
+  'POST /evaluate-plan': EvaluatePlanResponseSchema,
+  'POST /evaluate-text': EvaluateTextResponseSchema,
+  'POST /evaluate-text/corpus': EvaluateTextCorpusResponseSchema,
   'GET /runs': z.object({ runs: z.array(RunViewSchema) }),
   'GET /runs/:id': RunViewSchema,
   'PUT /runs/:id': RunViewSchema,

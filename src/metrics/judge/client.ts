@@ -1,0 +1,84 @@
+import { CRITERIA, judgePrompt, parseScore, type Criterion } from './rubric.js';
+
+export interface JudgeConfig {
+  /** An OpenAI-compatible API root, e.g. http://localhost:8000/v1 (vLLM), http://localhost:11434/v1 (Ollama). */
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  concurrency: number;
+  timeoutMs: number;
+  retries: number;
+}
+
+export interface CriterionScore {
+  criterion: Criterion;
+  score: number | null;
+  /** The judge's reply, or why there is no score. */
+  reply?: string;
+  error?: string;
+  attempts: number;
+}
+
+class Retryable extends Error {}
+
+/** One chat completion, retried on timeouts, network errors, 429 and 5xx with exponential back-off. */
+async function complete(config: JudgeConfig, messages: { role: string; content: string }[]): Promise<{ content: string; attempts: number }> {
+  let last: Error = new Error('no attempt');
+  for (let attempt = 1; attempt <= config.retries + 1; attempt++) {
+    try {
+      const res = await fetch(`${config.baseUrl.replace(/\/$/, '')}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
+        body: JSON.stringify({ model: config.model, messages, temperature: 0, max_tokens: 64 }),
+        signal: AbortSignal.timeout(config.timeoutMs),
+      });
+      if (res.status === 429 || res.status >= 500) throw new Retryable(`judge answered HTTP ${res.status}`);
+      if (!res.ok) throw new Error(`judge answered HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
+      const body = (await res.json()) as { choices?: { message?: { content?: unknown } }[] };
+      const content = body.choices?.[0]?.message?.content;
+      if (typeof content !== 'string') throw new Error('judge reply has no choices[0].message.content');
+      return { content, attempts: attempt };
+    } catch (e) {
+      const err = e as Error;
+      const retryable = err instanceof Retryable || err.name === 'TimeoutError' || err.name === 'AbortError' || err instanceof TypeError;
+      last = err.name === 'TimeoutError' ? new Error(`judge did not answer within ${config.timeoutMs} ms`) : err;
+      if (!retryable) throw Object.assign(last, { attempts: attempt });
+      if (attempt <= config.retries) await new Promise((r) => setTimeout(r, 100 * 2 ** (attempt - 1)));
+    }
+  }
+  throw Object.assign(last, { attempts: config.retries + 1 });
+}
+
+/** Runs `tasks` with at most `limit` in flight. */
+async function bounded<T>(limit: number, tasks: (() => Promise<T>)[]): Promise<T[]> {
+  const out: T[] = new Array<T>(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const i = next++;
+      out[i] = await tasks[i]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return out;
+}
+
+/** The eight criteria, one independent call each; a criterion whose call fails has score null and the error. */
+export function judgeConversation(config: JudgeConfig, conversation: string, reference?: string): Promise<CriterionScore[]> {
+  return bounded(
+    config.concurrency,
+    CRITERIA.map((criterion) => async (): Promise<CriterionScore> => {
+      const { system, user } = judgePrompt(criterion, conversation, reference);
+      try {
+        const { content, attempts } = await complete(config, [
+          { role: 'system', content: system },
+          { role: 'user', content: user },
+        ]);
+        const score = parseScore(content);
+        return score === null ? { criterion, score, reply: content, error: 'no score 1-5 in the reply', attempts } : { criterion, score, reply: content, attempts };
+      } catch (e) {
+        return { criterion, score: null, error: (e as Error).message, attempts: (e as { attempts?: number }).attempts ?? 1 };
+      }
+    }),
+  );
+}

@@ -1,0 +1,102 @@
+import type { Plan } from '../contracts/plan.js';
+import { normalizePhrase } from '../rewards/personalization/matcher.js';
+import { DEFAULT_GED_TIMEOUT_MS, graphEditDistance, planGraph } from './ged.js';
+import { DEFAULT_KAPPA, similarityFromGed } from './structural-similarity.js';
+
+export interface PlanPair {
+  a: number;
+  b: number;
+  ged: number;
+  exact: boolean;
+  ts: number;
+  role_jaccard: number;
+  edge_jaccard: number;
+}
+
+export interface CrossPlanMetrics {
+  /** Mean pairwise (1 − TS): 0 when every profile got the same structure, towards 1 as they diverge. */
+  profile_variance: number;
+  mean_ged: number;
+  /** Mean pairwise Jaccard of the sets of agent roles. */
+  role_jaccard: number;
+  /** Mean pairwise Jaccard of the sets of role → role dependency edges. */
+  edge_jaccard: number;
+  /** False when any pairwise GED hit its time limit (then profile_variance is an upper bound). */
+  exact: boolean;
+  pairs: PlanPair[];
+}
+
+/** |A ∩ B| / |A ∪ B|; two empty sets are identical, so 1. */
+export function jaccard<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): number {
+  if (a.size === 0 && b.size === 0) return 1;
+  let common = 0;
+  for (const x of a) if (b.has(x)) common++;
+  return common / (a.size + b.size - common);
+}
+
+/** Agent roles, normalized as the lexicon normalizes phrases (case, spaces, hyphens, underscores). */
+export function agentRoles(plan: Plan): Set<string> {
+  return new Set(plan.agents.map((a) => normalizePhrase(a.role)).filter((r) => r.length > 0));
+}
+
+/**
+ * Dependency edges named by the roles of the two steps' agents ("python tutor → practice coach"). Step
+ * ids are arbitrary per plan ("st3" of one plan is unrelated to "st3" of another) and step text is
+ * paraphrased, while roles are what plans for different profiles share: the set says which hand-offs
+ * between kinds of agent the plan uses. Edges with an unknown agent are left out.
+ */
+export function roleEdges(plan: Plan): Set<string> {
+  const roleOf = new Map<string, string>();
+  for (const a of plan.agents) if (!roleOf.has(a.id)) roleOf.set(a.id, normalizePhrase(a.role));
+  const agentOf = new Map<string, string>();
+  for (const s of plan.steps) if (!agentOf.has(s.id)) agentOf.set(s.id, s.agent);
+  const edges = new Set<string>();
+  for (const s of plan.steps) {
+    const to = roleOf.get(s.agent);
+    for (const dep of s.depends_on) {
+      const depAgent = agentOf.get(dep);
+      const from = depAgent === undefined ? undefined : roleOf.get(depAgent);
+      if (from !== undefined && to !== undefined) edges.add(`${from} → ${to}`);
+    }
+  }
+  return edges;
+}
+
+const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+
+// PersonalPlan A.4, across the plans of one query under different profiles:
+//   profile variance = mean over pairs (1 − TS(P_i, P_j)) = mean (1 − exp(−GED_ij / κ));
+//   role Jaccard = mean over pairs J(roles_i, roles_j);  edge Jaccard = mean over pairs J(role edges_i, role edges_j).
+// Choice: 1 − TS rather than GED / (size) so the variance is on the same scale as TS, bounded in [0, 1),
+// and does not depend on how the GED is normalized by plan size.
+export function crossPlanMetrics(plans: readonly Plan[], options: { kappa?: number; timeoutMs?: number } = {}): CrossPlanMetrics | null {
+  if (plans.length < 2) return null;
+  const kappa = options.kappa ?? DEFAULT_KAPPA;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_GED_TIMEOUT_MS;
+  const graphs = plans.map(planGraph);
+  const roles = plans.map(agentRoles);
+  const edges = plans.map(roleEdges);
+  const pairs: PlanPair[] = [];
+  for (let a = 0; a < plans.length; a++) {
+    for (let b = a + 1; b < plans.length; b++) {
+      const ged = graphEditDistance(graphs[a]!, graphs[b]!, { timeoutMs });
+      pairs.push({
+        a,
+        b,
+        ged: ged.distance,
+        exact: ged.exact,
+        ts: similarityFromGed(ged.distance, kappa),
+        role_jaccard: jaccard(roles[a]!, roles[b]!),
+        edge_jaccard: jaccard(edges[a]!, edges[b]!),
+      });
+    }
+  }
+  return {
+    profile_variance: mean(pairs.map((p) => 1 - p.ts)),
+    mean_ged: mean(pairs.map((p) => p.ged)),
+    role_jaccard: mean(pairs.map((p) => p.role_jaccard)),
+    edge_jaccard: mean(pairs.map((p) => p.edge_jaccard)),
+    exact: pairs.every((p) => p.exact),
+    pairs,
+  };
+}

@@ -1,0 +1,75 @@
+import type { Tool } from '../contracts/palette.js';
+import type { Plan } from '../contracts/plan.js';
+import type { Profile } from '../contracts/profile.js';
+import { analyzePlan } from '../plan/analyze.js';
+import type { Topology } from '../plan/graph.js';
+import { resolvePalette } from '../plan/palette.js';
+import { phaseCoverage, skillHitRatio, type PhaseCoverage, type SkillHits } from './coverage.js';
+import { crossPlanMetrics, type CrossPlanMetrics } from './cross-plan.js';
+import { DEFAULT_GED_TIMEOUT_MS } from './ged.js';
+import { DEFAULT_KAPPA, structuralSimilarity, type StructuralSimilarity } from './structural-similarity.js';
+import { DEFAULT_DELTA_TBQ, toolBindingQuality, type EmbedFn, type ToolBindingQuality } from './tool-binding.js';
+
+export { graphEditDistance, planGraph, DEFAULT_GED_TIMEOUT_MS, type DiGraph, type GedResult, type GedOptions } from './ged.js';
+export { similarityFromGed, structuralSimilarity, DEFAULT_KAPPA, type StructuralSimilarity } from './structural-similarity.js';
+export { toolBindingQuality, toolText, DEFAULT_DELTA_TBQ, BINDING_CHECKS, type EmbedFn, type ToolBinding, type ToolBindingQuality, type BindingCheck } from './tool-binding.js';
+export { phaseCoverage, skillHitRatio, type PhaseCoverage, type SkillHits } from './coverage.js';
+export { crossPlanMetrics, agentRoles, roleEdges, jaccard, type CrossPlanMetrics, type PlanPair } from './cross-plan.js';
+
+export interface PlanMetricsInput {
+  plan: Plan;
+  profile?: Profile;
+}
+
+export interface PlanMetricsOptions {
+  /** Gold plan for TS; without it `structural_similarity` is null. */
+  gold?: Plan;
+  embed: EmbedFn;
+  deltaTbq?: number;
+  kappa?: number;
+  /** Per GED computation (one per plan against gold, one per pair of plans). */
+  gedTimeoutMs?: number;
+  /** Tool palette (descriptions for TBQ, phases for retrieval tools); the default eight tools otherwise. */
+  palette?: ReadonlyArray<string | Tool>;
+}
+
+export interface PlanMetrics {
+  /** PersonalPlan Table 4, from src/plan/graph.ts. */
+  topology: Topology;
+  structural_similarity: StructuralSimilarity | null;
+  tool_binding: ToolBindingQuality;
+  phases: PhaseCoverage;
+  /** Null without a profile, or with a profile that yields no signal. */
+  skill_hits: SkillHits | null;
+}
+
+export interface PlanMetricsReport {
+  plans: PlanMetrics[];
+  /** Across the plans (same query, different profiles); null with fewer than two plans. */
+  cross: CrossPlanMetrics | null;
+  options: { kappa: number; delta_tbq: number; ged_timeout_ms: number };
+}
+
+/** PersonalPlan Appendix A.4 plan metrics for parsed plans; see src/plan-metrics/README.md. */
+export async function evaluatePlanMetrics(plans: readonly PlanMetricsInput[], options: PlanMetricsOptions): Promise<PlanMetricsReport> {
+  const kappa = options.kappa ?? DEFAULT_KAPPA;
+  const delta = options.deltaTbq ?? DEFAULT_DELTA_TBQ;
+  const timeoutMs = options.gedTimeoutMs ?? DEFAULT_GED_TIMEOUT_MS;
+  const palette = resolvePalette(options.palette);
+  const out: PlanMetrics[] = [];
+  for (const { plan, profile } of plans) {
+    const analysis = analyzePlan(plan, palette);
+    out.push({
+      topology: analysis.topology,
+      structural_similarity: options.gold ? structuralSimilarity(plan, options.gold, { kappa, timeoutMs }) : null,
+      tool_binding: await toolBindingQuality(plan, palette, options.embed, delta),
+      phases: phaseCoverage(analysis, palette),
+      skill_hits: profile === undefined ? null : skillHitRatio(plan, profile),
+    });
+  }
+  return {
+    plans: out,
+    cross: crossPlanMetrics(plans.map((p) => p.plan), { kappa, timeoutMs }),
+    options: { kappa, delta_tbq: delta, ged_timeout_ms: timeoutMs },
+  };
+}

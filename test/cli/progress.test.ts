@@ -1,0 +1,34 @@
+import t from 'tap';
+import { Progress } from '../../src/cli/progress.js';
+
+const fake = () => {
+  const out: string[] = [];
+  let now = 0;
+  return { out, sink: { write: (s: string) => out.push(s) }, tick: (ms: number) => (now += ms), now: () => now };
+};
+
+t.test('terminal: a redrawn bar with percent of bytes, throttled', async (t) => {
+  const f = fake();
+  let bytes = 0;
+  const p = new Progress(f.sink, { tty: true, totalBytes: 1000, bytesRead: () => bytes, intervalMs: 100, now: f.now });
+  bytes = 250;
+  f.tick(50);
+  p.update(10);
+  t.equal(f.out.length, 0, 'not before the interval');
+  f.tick(950);
+  p.update(100);
+  t.match(f.out[0], /^\r\[#{8}-{22}\]  25\.0%  100 lines  100 lines\/s  1\.0 s\x1b\[K$/);
+  p.done(400);
+  t.match(f.out[1], /100\.0%  400 lines .*\n$/);
+});
+
+t.test('not a terminal: plain lines, no carriage returns; unknown size: no percent', async (t) => {
+  const f = fake();
+  const p = new Progress(f.sink, { tty: false, totalBytes: null, bytesRead: () => 0, intervalMs: 5000, now: f.now });
+  f.tick(5000);
+  p.update(2000);
+  p.update(2001);
+  f.tick(5000);
+  p.done(4000);
+  t.same(f.out, ['progress: 2,000 lines  400 lines/s  5.0 s\n', 'done: 4,000 lines  400 lines/s  10.0 s\n']);
+});
