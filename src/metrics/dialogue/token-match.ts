@@ -29,8 +29,7 @@ export function tokenMatchF1(hypothesis: readonly Float32Array[], reference: rea
   for (let i = 0; i < hypothesis.length; i++) {
     let best = -Infinity;
     for (let j = 0; j < reference.length; j++) {
-      let dot = 0;
-      for (let k = 0, hi = i * d, rj = j * d; k < d; k++) dot += h[hi + k]! * r[rj + k]!;
+      const dot = dotAt(h, i * d, r, j * d, d);
       if (dot > best) best = dot;
       if (dot > bestOfRef[j]!) bestOfRef[j] = dot;
     }
@@ -40,6 +39,23 @@ export function tokenMatchF1(hypothesis: readonly Float32Array[], reference: rea
   const recall = bestOfRef.reduce((s, x) => s + x, 0) / reference.length;
   const f1 = precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0;
   return { precision, recall, f1, ...base };
+}
+
+/** Dot product of a[ai..ai+d) and b[bi..bi+d), four accumulators (about twice as fast in V8 as one). */
+function dotAt(a: Float64Array, ai: number, b: Float64Array, bi: number, d: number): number {
+  let a0 = 0;
+  let a1 = 0;
+  let a2 = 0;
+  let a3 = 0;
+  let k = 0;
+  for (; k + 3 < d; k += 4) {
+    a0 += a[ai + k]! * b[bi + k]!;
+    a1 += a[ai + k + 1]! * b[bi + k + 1]!;
+    a2 += a[ai + k + 2]! * b[bi + k + 2]!;
+    a3 += a[ai + k + 3]! * b[bi + k + 3]!;
+  }
+  for (; k < d; k++) a0 += a[ai + k]! * b[bi + k]!;
+  return a0 + a1 + a2 + a3;
 }
 
 /** Unit-length copies of the vectors, one contiguous array: the cosine becomes a dot product. */
