@@ -4,6 +4,7 @@
 // answers for the model. Reports the server's own latency (latency_ms) and the client's round trip.
 import { readFileSync } from 'node:fs';
 import { Tokenizer } from '@huggingface/tokenizers';
+import { turnLine } from '../src/verify/format.js';
 import { startBuiltService } from './service.js';
 
 const ROUNDS = Number(process.env.BENCH_VERIFY_ROUNDS ?? 60);
@@ -43,7 +44,7 @@ function context(round: number): { role: 'tutor' | 'student'; text: string }[] {
     const lines = role === 'tutor' ? tutorLines : studentLines;
     const text = lines[(i + round) % lines.length]!.replace('{n}', String(round * 100 + i));
     turns.push({ role, text });
-    tokens += count(`${role === 'tutor' ? 'Tutor' : 'Student'}: ${text}\n`);
+    tokens += count(`${turnLine({ role, text })}\n`);
   }
   return turns;
 }
@@ -53,7 +54,7 @@ const candidates = (n: number, round: number) =>
 const { base, child } = await startBuiltService();
 const results: Record<string, unknown>[] = [];
 try {
-  const contextTokens = context(0).reduce((n, t) => n + count(`${t.role === 'tutor' ? 'Tutor' : 'Student'}: ${t.text}\n`), 0);
+  const contextTokens = context(0).reduce((n, t) => n + count(`${turnLine(t)}\n`), 0);
   let round = 0;
   for (const n of [1, 5, 10, 20]) {
     const server: number[] = [];

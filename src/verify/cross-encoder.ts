@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import * as ort from 'onnxruntime-node';
-import type { VerifyTask } from './format.js';
+import { knowledgeText, turnLine, type VerifyTask } from './format.js';
 import type { CrossEncoderManifest } from './manifest.js';
 import type { DialogueTurn } from './mathdial.js';
 import { sigmoid, type TurnVerifier, type Verification, type VerifyInput } from './verifier.js';
@@ -112,14 +112,10 @@ export class CrossEncoderVerifier implements TurnVerifier {
 
 /** Traver's template fields: the task, the reference knowledge, the dialogue as speaker-tagged lines. */
 export function traverFields(task: VerifyTask, context: readonly DialogueTurn[]): Record<string, string> {
-  const knowledge = [
-    task.dependencies?.length ? `Dependencies: ${task.dependencies.join('; ')}` : '',
-    task.solution_steps?.length ? `Steps: ${task.solution_steps.join(' ')}` : '',
-  ].filter(Boolean);
   return {
     task: task.code_context ? `${task.description}\n${task.code_context}` : task.description,
-    knowledge: knowledge.join('\n'),
-    context: context.map((t) => `${t.role === 'tutor' ? 'Tutor' : 'Student'}: ${t.text}`).join('\n'),
+    knowledge: knowledgeText(task),
+    context: context.map(turnLine).join('\n'),
   };
 }
 

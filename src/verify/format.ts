@@ -9,12 +9,25 @@ export interface VerifyTask {
   code_context?: string;
 }
 
+/** The reference knowledge: "Dependencies: a; b" and "Steps: …" lines, those the task has. */
+export function knowledgeText(task: VerifyTask): string {
+  const lines: string[] = [];
+  if (task.dependencies?.length) lines.push(`Dependencies: ${task.dependencies.join('; ')}`);
+  if (task.solution_steps?.length) lines.push(`Steps: ${task.solution_steps.join(' ')}`);
+  return lines.join('\n');
+}
+
 export function taskText(task: VerifyTask): string {
   const parts = [task.description];
   if (task.code_context) parts.push(task.code_context);
-  if (task.dependencies?.length) parts.push(`Dependencies: ${task.dependencies.join('; ')}`);
-  if (task.solution_steps?.length) parts.push(`Steps: ${task.solution_steps.join(' ')}`);
+  const knowledge = knowledgeText(task);
+  if (knowledge) parts.push(knowledge);
   return parts.join('\n');
+}
+
+/** One dialogue turn as every verifier input writes it: "Tutor: …" or "Student: …". */
+export function turnLine(turn: DialogueTurn): string {
+  return `${turn.role === 'tutor' ? 'Tutor' : 'Student'}: ${turn.text}`;
 }
 
 /**
@@ -22,7 +35,7 @@ export function taskText(task: VerifyTask): string {
  * `maxChars`, and the oldest kept turn is cut at its start. Returns the text and whether anything was cut.
  */
 export function contextText(turns: readonly DialogueTurn[], maxChars: number): { text: string; truncated: boolean } {
-  const lines = turns.map((t) => `${t.role === 'tutor' ? 'Tutor' : 'Student'}: ${t.text}`);
+  const lines = turns.map(turnLine);
   let text = '';
   for (let i = lines.length - 1; i >= 0; i--) {
     const next = text === '' ? lines[i]! : `${lines[i]}\n${text}`;
