@@ -12,7 +12,8 @@ const dist = (p: string) => new URL(`../dist/${p}`, import.meta.url).href;
 const { RunStore } = (await import(dist('runs/store.js'))) as Src<typeof import('../src/runs/store.js')>;
 const { RunLedger } = (await import(dist('runs/ledger.js'))) as Src<typeof import('../src/runs/ledger.js')>;
 const { ReplayCache } = (await import(dist('runs/idempotency.js'))) as Src<typeof import('../src/runs/idempotency.js')>;
-const { scoreInRun } = (await import(dist('runs/score-in-run.js'))) as Src<typeof import('../src/runs/score-in-run.js')>;
+const { scoreInRun, localScorer } = (await import(dist('runs/score-in-run.js'))) as Src<typeof import('../src/runs/score-in-run.js')>;
+const { RunTurns } = (await import(dist('runs/turns.js'))) as Src<typeof import('../src/runs/turns.js')>;
 const { DEFAULT_SCORING } = (await import(dist('scoring/score-groups.js'))) as Src<typeof import('../src/scoring/score-groups.js')>;
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 100);
@@ -24,29 +25,33 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-runs-'));
 const store = new RunStore(dir);
 const ledger = new RunLedger(store, { lambda_hard: 10 });
 const replays = new ReplayCache(256 * 1024 * 1024);
+const deps = { ledger, replays, turns: new RunTurns(), serviceDefaults: DEFAULT_SCORING };
+const never = new AbortController().signal;
 const batch = benchBatch(64, 8);
 
 // 1. Stateless vs bookkeeping, interleaved; every bookkeeping round is a new step, so each one also
 //    finalizes the previous step (the worst case: one request per step).
 const stateless: number[] = [];
 const booked: number[] = [];
-const time = (fn: () => void) => {
+const time = async (fn: () => Promise<unknown>) => {
   const t = performance.now();
-  fn();
+  await fn();
   return performance.now() - t;
 };
 for (let i = 0; i < ROUNDS + 10; i++) {
-  const plain = () => scoreInRun({ ...batch, run_id: null }, undefined, ledger, replays, limits, DEFAULT_SCORING);
-  const withRun = () => scoreInRun({ ...batch, run_id: 'bench', step: i }, undefined, ledger, replays, limits, DEFAULT_SCORING);
+  const plainReq = { ...batch, run_id: null };
+  const runReq = { ...batch, run_id: 'bench', step: i };
+  const plain = () => scoreInRun(plainReq, undefined, deps, localScorer(plainReq, limits), never);
+  const withRun = () => scoreInRun(runReq, undefined, deps, localScorer(runReq, limits), never);
   // Alternate which goes first, so neither always pays for the other's garbage.
   let a: number;
   let b: number;
   if (i % 2 === 0) {
-    a = time(plain);
-    b = time(withRun);
+    a = await time(plain);
+    b = await time(withRun);
   } else {
-    b = time(withRun);
-    a = time(plain);
+    b = await time(withRun);
+    a = await time(plain);
   }
   if (i >= 10) {
     stateless.push(a);

@@ -29,7 +29,7 @@ declare module 'fastify' {
 export interface App {
   app: FastifyInstance;
   readiness: Readiness;
-  capabilities: { verify_turn: Capability<unknown>; trace_knowledge: Capability<unknown> };
+  capabilities: { verify_turn: Capability<string>; trace_knowledge: Capability<string> };
 }
 
 export async function buildApp(config: Config): Promise<App> {
@@ -96,10 +96,13 @@ export async function buildApp(config: Config): Promise<App> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  const ctx = scoringContext(config);
-  app.addHook('onClose', async () => ctx.store.close());
+  const ctx = await scoringContext(config, (err) => app.log.error({ err }, 'a pool worker failed and was replaced'));
+  app.addHook('onClose', async () => {
+    await ctx.pool.close();
+    ctx.store.close();
+  });
   const capabilities = { verify_turn: ctx.verifier, trace_knowledge: ctx.encoder };
-  await app.register(healthRoutes(readiness, capabilities));
+  await app.register(healthRoutes(readiness, capabilities, ctx.pool));
   await app.register(scorePlanRoute(ctx));
   await app.register(validatePlanRoute(ctx));
   await app.register(runRoutes(ctx));

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
@@ -15,12 +16,17 @@ export const ConfigSchema = z.object({
   MAX_STEPS_PER_PLAN: int(1000),
   LAMBDA_HARD: z.coerce.number().min(0).default(10),
   STATE_DIR: z.string().min(1).default('./state'),
-  REPLAY_CACHE_BYTES: int(256 * 1024 * 1024),
+  REPLAY_CACHE_BYTES: int(64 * 1024 * 1024),
   ENCODER_DIR: z.string().min(1).default(fileURLToPath(new URL('../models/use-lite', import.meta.url))),
   VERIFIER_DIR: z.string().min(1).default(fileURLToPath(new URL('../models/verifier', import.meta.url))),
   ENCODER_CACHE_SIZE: int(10_000),
   ENCODER_BATCH_SIZE: int(32),
   SHUTDOWN_GRACE_MS: int(10_000),
+  // CPU-bound work runs on a pool of worker threads, one per core; 0 runs it on the main thread (debugging).
+  WORKERS: z.coerce.number().int().min(0).max(256).default(availableParallelism()),
+  // Work waiting for a worker, in tasks; past it a request is refused at once with 503 and Retry-After.
+  MAX_QUEUE: z.coerce.number().int().min(0).default(64),
+  REQUEST_DEADLINE_MS: int(30_000),
   // The optional LLM judge of /evaluate-dialogue: any OpenAI-compatible API (vLLM, Ollama, a hosted one).
   JUDGE_BASE_URL: z.url().optional(),
   JUDGE_MODEL: z.string().min(1).default('default'),

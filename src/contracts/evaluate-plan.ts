@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DeadlineMsSchema } from './options.js';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE } from './examples.js';
 import { PaletteSchema, PHASES } from './palette.js';
 import { ProfileSchema } from './profile.js';
@@ -20,7 +21,8 @@ export const EvaluatePlanRequestSchema = z
       .object({
         delta_tbq: z.number().min(-1).max(1).optional().describe('TBQ cosine threshold δ (default 0.10)'),
         kappa: z.number().positive().optional().describe('TS = exp(−GED/κ), κ default 2.5'),
-        ged_timeout_ms: z.number().int().min(1).max(EVALUATE_PLAN_LIMITS.maxGedTimeoutMs).optional().describe('Bound per graph edit distance (default 2000)'),
+        ged_timeout_ms: z.number().int().min(1).max(EVALUATE_PLAN_LIMITS.maxGedTimeoutMs).optional().describe('Bound per graph edit distance (default 2000), within the request deadline'),
+        deadline_ms: DeadlineMsSchema,
       })
       .strict()
       .optional(),
@@ -90,3 +92,5 @@ export const EvaluatePlanResponseSchema = z
     latency_ms: z.number(),
   })
   .meta({ id: 'EvaluatePlanResponse' });
+
+export type EvaluatePlanRequest = z.infer<typeof EvaluatePlanRequestSchema>;

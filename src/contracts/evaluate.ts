@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DeadlineMsSchema } from './options.js';
 
 // Limits of the evaluation endpoints: past them a 400 names the field. A 10 MB text is refused rather
 // than left to run quadratic-time metrics (ROUGE-L, METEOR alignment) for minutes.
@@ -39,7 +40,7 @@ export const EvaluateTextRequestSchema = z
     hypothesis: Text,
     references: z.array(Text).min(1).max(EVALUATE_LIMITS.maxReferences),
     metrics: z.array(TextMetricSchema).min(1).optional().describe('Default: all three'),
-    options: z.object({ smooth: Smooth.optional().describe("sacrebleu smooth_method (default 'exp')") }).strict().optional(),
+    options: z.object({ smooth: Smooth.optional().describe("sacrebleu smooth_method (default 'exp')"), deadline_ms: DeadlineMsSchema }).strict().optional(),
   })
   .strict()
   .meta({
@@ -56,7 +57,7 @@ export const EvaluateTextCorpusRequestSchema = z
       .min(1)
       .max(EVALUATE_LIMITS.maxPairs),
     metrics: z.array(TextMetricSchema).min(1).optional(),
-    options: z.object({ smooth: Smooth.optional() }).strict().optional(),
+    options: z.object({ smooth: Smooth.optional(), deadline_ms: DeadlineMsSchema }).strict().optional(),
   })
   .strict()
   .meta({ id: 'EvaluateTextCorpusRequest' });
@@ -85,6 +86,7 @@ export const EvaluateDialogueRequestSchema = z
     options: z
       .object({
         smooth: Smooth.optional(),
+        deadline_ms: DeadlineMsSchema,
         judge: z.boolean().optional().describe('Also ask the LLM judge (JUDGE_BASE_URL must be configured)'),
         dict: z
           .object({
@@ -153,3 +155,5 @@ export const EvaluateDialogueResponseSchema = z
   .meta({ id: 'EvaluateDialogueResponse' });
 
 export type EvaluateDialogueRequest = z.infer<typeof EvaluateDialogueRequestSchema>;
+export type EvaluateTextRequest = z.infer<typeof EvaluateTextRequestSchema>;
+export type EvaluateTextCorpusRequest = z.infer<typeof EvaluateTextCorpusRequestSchema>;

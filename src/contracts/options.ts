@@ -1,5 +1,14 @@
 import { z } from 'zod';
 
+/** Every compute route's `options.deadline_ms`. */
+export const DeadlineMsSchema = z
+  .number()
+  .int()
+  .min(1)
+  .max(86_400_000)
+  .optional()
+  .describe("This request's deadline in ms from its arrival: lowers the server's REQUEST_DEADLINE_MS, never raises it. Past it the work is stopped and the answer is 504");
+
 export const ScoringOptionsSchema = z
   .object({
     strict: z.boolean().optional().describe('Gate on every violation (MAP-PPL admission gate). Default false.'),
@@ -7,6 +16,7 @@ export const ScoringOptionsSchema = z
     epsilon: z.number().gt(0).max(1).optional().describe('ε in the z-score and advantage denominators. Default 1e-6.'),
     tau: z.number().min(0).max(1).optional().describe('τ: an axis whose group std is below τ gets z = 0. Default 1e-6.'),
     ddof: z.union([z.literal(0), z.literal(1)]).optional().describe('Delta degrees of freedom of the std. Default 0.'),
+    deadline_ms: DeadlineMsSchema,
   })
   .strict()
   .meta({ id: 'ScoringOptions' });

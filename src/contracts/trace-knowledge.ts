@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DeadlineMsSchema } from './options.js';
 import { DialogueTurnSchema, VERIFY_LIMITS } from './verify-turn.js';
 
 export const TRACE_LIMITS = { maxKcs: 500, maxTurns: VERIFY_LIMITS.maxTurns, maxTextChars: VERIFY_LIMITS.maxTextChars } as const;
@@ -51,6 +52,7 @@ export const TraceKnowledgeRequestSchema = z
       .strict()
       .optional()
       .describe('Semantic evidence: cosine floor, cosine of full strength, margin below the turn\'s best KC'),
+    options: z.object({ deadline_ms: DeadlineMsSchema }).strict().optional(),
   })
   .strict()
   .meta({
@@ -134,6 +136,7 @@ export const FitRequestSchema = z
         forgets: z.boolean().optional().describe('Fit the forget probability too (default false: forget = 0)'),
         max_guess: Probability.optional().describe('Upper bound on guess (default 0.3)'),
         max_slip: Probability.optional().describe('Upper bound on slip (default 0.3)'),
+        deadline_ms: DeadlineMsSchema,
       })
       .strict()
       .optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DeadlineMsSchema } from './options.js';
 
 // Limits a request must stay within (400 with the field path past them). A context longer than the model's
 // input is not an error: it is cut from the left (oldest turns first) and reported in `truncated`.
@@ -23,7 +24,7 @@ export const VerifyTurnRequestSchema = z
     context: z.array(DialogueTurnSchema).max(VERIFY_LIMITS.maxTurns).describe('The dialogue so far, oldest first'),
     candidates: z.array(Text.min(1)).min(1).max(VERIFY_LIMITS.maxCandidates).describe('Candidate tutor utterances for the next turn'),
     options: z
-      .object({ top_k: z.number().int().positive().optional().describe('Return only the k best candidates in `ranking` (all by default)') })
+      .object({ top_k: z.number().int().positive().optional().describe('Return only the k best candidates in `ranking` (all by default)'), deadline_ms: DeadlineMsSchema })
       .strict()
       .optional(),
   })

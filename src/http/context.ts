@@ -1,14 +1,14 @@
-import { resolve } from 'node:path';
 import type { Config } from '../config.js';
+import type { JudgeConfig } from '../metrics/judge/client.js';
 import type { PlanLimits } from '../plan/parse.js';
 import { ReplayCache } from '../runs/idempotency.js';
 import { RunLedger } from '../runs/ledger.js';
+import type { RunDeps } from '../runs/score-in-run.js';
 import { RunStore } from '../runs/store.js';
+import { RunTurns } from '../runs/turns.js';
 import { DEFAULT_SCORING, type ScoringDefaults } from '../scoring/score-groups.js';
-import type { SentenceEncoder } from '../text/encoder.js';
-import type { JudgeConfig } from '../metrics/judge/client.js';
-import type { TurnVerifier } from '../verify/verifier.js';
 import { Capability } from './capability.js';
+import { createPool, type WorkPool } from './work/pool.js';
 
 /** What the routes need from configuration and state, resolved once. */
 export interface ScoringContext {
@@ -18,10 +18,16 @@ export interface ScoringContext {
   ledger: RunLedger;
   replays: ReplayCache;
   store: RunStore;
-  /** The sentence encoder of ENCODER_DIR (knowledge tracing). */
-  encoder: Capability<SentenceEncoder>;
-  /** The turn verifier of VERIFIER_DIR. */
-  verifier: Capability<TurnVerifier>;
+  /** Arrival order of each run's bookkeeping. */
+  turns: RunTurns;
+  /** The worker threads that run CPU-bound work. */
+  pool: WorkPool;
+  /** REQUEST_DEADLINE_MS: the most any request may take. */
+  deadlineMs: number;
+  /** The sentence encoder of ENCODER_DIR (knowledge tracing, token match, tool-binding quality), by name. */
+  encoder: Capability<string>;
+  /** The turn verifier of VERIFIER_DIR, by name. */
+  verifier: Capability<string>;
   /** The LLM judge, when JUDGE_BASE_URL is set. */
   judge: JudgeConfig | null;
 }
@@ -34,22 +40,22 @@ export function serviceDefaults(config: Config): ScoringDefaults {
   return { ...DEFAULT_SCORING, lambda_hard: config.LAMBDA_HARD };
 }
 
-export function scoringContext(config: Config): ScoringContext {
+export const runDeps = (ctx: ScoringContext): RunDeps => ({ ledger: ctx.ledger, replays: ctx.replays, turns: ctx.turns, serviceDefaults: ctx.defaults });
+
+export async function scoringContext(config: Config, onWorkerError: (e: Error) => void = () => undefined): Promise<ScoringContext> {
   const store = new RunStore(config.STATE_DIR);
   const defaults = serviceDefaults(config);
-  // One loaded encoder per directory: the default verifier shares ENCODER_DIR's.
-  const encoders = new Map<string, Promise<SentenceEncoder>>();
-  const encoderAt = (dir: string): Promise<SentenceEncoder> => {
-    const key = resolve(dir);
-    let e = encoders.get(key);
-    if (!e) {
-      // Imported on first use: onnxruntime-node and the tokenizers cost start-up time and memory.
-      e = import('../text/encoder.js').then(({ SentenceEncoder }) =>
-        SentenceEncoder.fromDirectory(key, { cacheSize: config.ENCODER_CACHE_SIZE, batchSize: config.ENCODER_BATCH_SIZE }),
-      );
-      encoders.set(key, e);
-    }
-    return e;
+  const pool = await createPool({
+    workers: config.WORKERS,
+    maxQueue: config.MAX_QUEUE,
+    onWorkerError,
+    settings: { encoderDir: config.ENCODER_DIR, verifierDir: config.VERIFIER_DIR, encoderCacheSize: config.ENCODER_CACHE_SIZE, encoderBatchSize: config.ENCODER_BATCH_SIZE },
+  });
+  // A model loads in each worker on its first use; loading it in every worker at once (a task each, while
+  // they are idle) warms them all and is the check /ready reports.
+  const load = (which: 'encoder' | 'verifier') => async () => {
+    const names = await Promise.all(Array.from({ length: Math.max(1, pool.workers) }, () => pool.run('loadTask', which, new AbortController().signal)));
+    return names[0]!;
   };
   return {
     planLimits: planLimits(config),
@@ -58,10 +64,13 @@ export function scoringContext(config: Config): ScoringContext {
     ledger: new RunLedger(store, defaults),
     replays: new ReplayCache(config.REPLAY_CACHE_BYTES),
     store,
-    encoder: new Capability('sentence encoder', () => encoderAt(config.ENCODER_DIR)),
+    turns: new RunTurns(),
+    pool,
+    deadlineMs: config.REQUEST_DEADLINE_MS,
+    encoder: new Capability('sentence encoder', load('encoder')),
+    verifier: new Capability('turn verifier', load('verifier')),
     judge: config.JUDGE_BASE_URL
       ? { baseUrl: config.JUDGE_BASE_URL, model: config.JUDGE_MODEL, apiKey: config.JUDGE_API_KEY, concurrency: config.JUDGE_CONCURRENCY, timeoutMs: config.JUDGE_TIMEOUT_MS, retries: config.JUDGE_RETRIES }
       : null,
-    verifier: new Capability('turn verifier', () => import('../verify/verifier.js').then(({ loadVerifier }) => loadVerifier(config.VERIFIER_DIR, encoderAt))),
   };
 }

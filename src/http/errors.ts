@@ -4,6 +4,7 @@ import type { ErrorResponse } from '../contracts/errors.js';
 import { jsonPath } from '../plan/violations.js';
 import { InvalidRunConfig, RunNotFound } from '../runs/ledger.js';
 import { CapabilityUnavailable } from './capability.js';
+import { ClientGone, DeadlineExceeded, Overloaded, TaskRefused } from './work/pool.js';
 
 export class RequestError extends Error {
   constructor(
@@ -23,7 +24,17 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (err instanceof RunNotFound) {
       return reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `no run "${err.message}"` } satisfies ErrorResponse);
     }
-    if (err instanceof CapabilityUnavailable) {
+    if (err instanceof Overloaded) {
+      return reply.code(503).header('retry-after', '1').send({ statusCode: 503, error: 'Service Unavailable', message: `overloaded: ${err.message}; retry later` } satisfies ErrorResponse);
+    }
+    if (err instanceof DeadlineExceeded) {
+      return reply.code(504).send({ statusCode: 504, error: 'Gateway Timeout', message: `${err.message} (REQUEST_DEADLINE_MS, or options.deadline_ms if lower)` } satisfies ErrorResponse);
+    }
+    if (err instanceof ClientGone) {
+      // Nobody reads this answer; the status keeps the log line honest.
+      return reply.code(499).send({ statusCode: 499, error: 'Client Closed Request', message: err.message } satisfies ErrorResponse);
+    }
+    if (err instanceof CapabilityUnavailable || (err instanceof TaskRefused && err.failure === 'unavailable')) {
       return reply.code(503).send({ statusCode: 503, error: 'Service Unavailable', message: err.message } satisfies ErrorResponse);
     }
     if (hasZodFastifySchemaValidationErrors(err)) {

@@ -12,14 +12,22 @@ export const DIALOGUE_DEFINITIONS = {
   token_match: 'BERTScore-style greedy token matching F1 on USE-lite token states (no idf, no rescaling; not roberta-large BERTScore)',
 };
 
+const referenceText = (body: EvaluateDialogueRequest) => (body.reference === undefined ? undefined : Array.isArray(body.reference) ? body.reference.join('\n') : body.reference);
+const messagesOf = (body: EvaluateDialogueRequest): Message[] => body.messages.map((m) => ({ role: normalizeRole(m.role)!, text: m.text }));
+
+/** What the LLM judge reads: the transcript with speaker names, and the tutorial. */
+export function judgeInput(body: EvaluateDialogueRequest): { conversation: string; reference: string | undefined } {
+  return { conversation: messagesOf(body).map((m) => `${m.role === 'teacher' ? 'Teacher' : 'Learner'}: ${m.text}`).join('\n'), reference: referenceText(body) };
+}
+
 /**
  * Every metric of one conversation. Text-overlap metrics compare the teacher's utterances (one per line)
  * with the tutorial (its steps one per line); without a tutorial they are null with the reason.
  */
 export async function evaluateDialogue(body: EvaluateDialogueRequest, deps: { encoder: () => Promise<TokenStateSource>; judge: JudgeConfig | null }) {
-  const messages: Message[] = body.messages.map((m) => ({ role: normalizeRole(m.role)!, text: m.text }));
+  const messages = messagesOf(body);
   const teacher = messages.filter((m) => m.role === 'teacher').map((m) => m.text);
-  const reference = body.reference === undefined ? undefined : Array.isArray(body.reference) ? body.reference.join('\n') : body.reference;
+  const reference = referenceText(body);
   const hypothesis = teacher.join('\n');
   const smooth = body.options?.smooth ?? 'exp';
   const div = diversity(messages);
@@ -51,7 +59,7 @@ export async function evaluateDialogue(body: EvaluateDialogueRequest, deps: { en
         }
       : {}),
     ...(body.options?.judge && deps.judge
-      ? { judge: await judgeConversation(deps.judge, messages.map((m) => `${m.role === 'teacher' ? 'Teacher' : 'Learner'}: ${m.text}`).join('\n'), reference) }
+      ? { judge: await judgeConversation(deps.judge, judgeInput(body).conversation, reference) }
       : {}),
     counts: { messages: messages.length, teacher: teacher.length, learner: messages.length - teacher.length },
     versions: { metrics: METRICS_VERSION },

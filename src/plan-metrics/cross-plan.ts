@@ -69,7 +69,7 @@ const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 //   role Jaccard = mean over pairs J(roles_i, roles_j);  edge Jaccard = mean over pairs J(role edges_i, role edges_j).
 // Choice: 1 − TS rather than GED / (size) so the variance is on the same scale as TS, bounded in [0, 1),
 // and does not depend on how the GED is normalized by plan size.
-export function crossPlanMetrics(plans: readonly Plan[], options: { kappa?: number; timeoutMs?: number } = {}): CrossPlanMetrics | null {
+export function crossPlanMetrics(plans: readonly Plan[], options: { kappa?: number; timeoutMs?: number; stop?: () => boolean } = {}): CrossPlanMetrics | null {
   if (plans.length < 2) return null;
   const kappa = options.kappa ?? DEFAULT_KAPPA;
   const timeoutMs = options.timeoutMs ?? DEFAULT_GED_TIMEOUT_MS;
@@ -79,7 +79,7 @@ export function crossPlanMetrics(plans: readonly Plan[], options: { kappa?: numb
   const pairs: PlanPair[] = [];
   for (let a = 0; a < plans.length; a++) {
     for (let b = a + 1; b < plans.length; b++) {
-      const ged = graphEditDistance(graphs[a]!, graphs[b]!, { timeoutMs });
+      const ged = graphEditDistance(graphs[a]!, graphs[b]!, { timeoutMs, stop: options.stop });
       pairs.push({
         a,
         b,

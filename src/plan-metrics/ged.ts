@@ -9,6 +9,8 @@ export interface DiGraph {
 export interface GedOptions {
   /** Wall-clock budget; past it the best mapping found so far is returned with `exact: false`. */
   timeoutMs?: number;
+  /** Polled with the clock: true cuts the search as the time limit does (the caller gave up on the answer). */
+  stop?: () => boolean;
 }
 
 export interface GedResult {
@@ -122,7 +124,7 @@ export function graphEditDistance(g1: DiGraph, g2: DiGraph, options: GedOptions 
       if (preserved > best) best = preserved;
       return;
     }
-    if ((++expanded & 255) === 0 && performance.now() > deadline) cut = true;
+    if ((++expanded & 255) === 0 && (performance.now() > deadline || options.stop?.() === true)) cut = true;
     if (cut && best >= 0) return;
     // Until a first complete mapping exists the descent is greedy and skips the bound, so a huge graph
     // still gets an upper bound quickly.

@@ -29,6 +29,8 @@ export interface PlanMetricsOptions {
   kappa?: number;
   /** Per GED computation (one per plan against gold, one per pair of plans). */
   gedTimeoutMs?: number;
+  /** Polled during graph edit distance search: true cuts every remaining search short (the caller gave up). */
+  stop?: () => boolean;
   /** Tool palette (descriptions for TBQ, phases for retrieval tools); the default eight tools otherwise. */
   palette?: ReadonlyArray<string | Tool>;
 }
@@ -61,7 +63,7 @@ export async function evaluatePlanMetrics(plans: readonly PlanMetricsInput[], op
     const analysis = analyzePlan(plan, palette);
     out.push({
       topology: analysis.topology,
-      structural_similarity: options.gold ? structuralSimilarity(plan, options.gold, { kappa, timeoutMs }) : null,
+      structural_similarity: options.gold ? structuralSimilarity(plan, options.gold, { kappa, timeoutMs, stop: options.stop }) : null,
       tool_binding: await toolBindingQuality(plan, palette, options.embed, delta),
       phases: phaseCoverage(analysis, palette),
       skill_hits: profile === undefined ? null : skillHitRatio(plan, profile),
@@ -69,7 +71,7 @@ export async function evaluatePlanMetrics(plans: readonly PlanMetricsInput[], op
   }
   return {
     plans: out,
-    cross: crossPlanMetrics(plans.map((p) => p.plan), { kappa, timeoutMs }),
+    cross: crossPlanMetrics(plans.map((p) => p.plan), { kappa, timeoutMs, stop: options.stop }),
     options: { kappa, delta_tbq: delta, ged_timeout_ms: timeoutMs },
   };
 }

@@ -20,11 +20,11 @@ export function similarityFromGed(ged: number, kappa: number = DEFAULT_KAPPA): n
 }
 
 /** TS of a plan's dependency graph against a gold plan's (structure only: step labels are ignored). */
-export function structuralSimilarity(plan: Plan, gold: Plan, options: { kappa?: number; timeoutMs?: number } = {}): StructuralSimilarity {
+export function structuralSimilarity(plan: Plan, gold: Plan, options: { kappa?: number; timeoutMs?: number; stop?: () => boolean } = {}): StructuralSimilarity {
   const kappa = options.kappa ?? DEFAULT_KAPPA;
   const a = planGraph(plan);
   const b = planGraph(gold);
-  const ged = graphEditDistance(a, b, { timeoutMs: options.timeoutMs ?? DEFAULT_GED_TIMEOUT_MS });
+  const ged = graphEditDistance(a, b, { timeoutMs: options.timeoutMs ?? DEFAULT_GED_TIMEOUT_MS, stop: options.stop });
   return {
     value: similarityFromGed(ged.distance, kappa),
     ged: ged.distance,

@@ -2,11 +2,12 @@ import type { ResolvedOptions } from '../contracts/options.js';
 import { DEFAULT_RUN_CONFIG, type RunConfig } from '../contracts/runs.js';
 import type { ScorePlanRequest, ScorePlanResponse } from '../contracts/score-plan.js';
 import { absoluteScore, composeGroup, INITIAL_WEIGHTS, SOFT_AXES, type AxisVector } from '../grpo/compose.js';
-import { resolvePalette } from '../plan/palette.js';
+import { resolvePalette, type ResolvedPalette } from '../plan/palette.js';
 import type { PlanLimits } from '../plan/parse.js';
 import { SignalCoverage } from '../rewards/personalization/reward.js';
 import { profileSignals } from '../rewards/personalization/signals.js';
-import { evaluatePlan } from './evaluate-plan.js';
+import type { ProfileSignal } from '../rewards/personalization/signals.js';
+import { evaluatePlan, type GateOptions, type PlanEvaluation } from './evaluate-plan.js';
 import { VERSIONS } from './versions.js';
 
 /** What a request's options fall back to: the run's configuration, or the service defaults without a run. */
@@ -43,23 +44,45 @@ export interface ScoreSummary {
   mean_raw: AxisVector;
 }
 
-/** Scores every rollout group of a request. Groups are independent, so their order never changes a result. */
-export function scoreGroups(
-  req: ScorePlanRequest,
-  limits: PlanLimits,
-  defaults: ScoringDefaults,
-  weights: AxisVector = INITIAL_WEIGHTS,
-): { response: Omit<ScorePlanResponse, 'run'>; summary: ScoreSummary; raws: AxisVector[] } {
-  const options = resolveOptions(req.options, defaults);
-  const palette = resolvePalette(req.palette);
+/** What composition needs of a judged plan; the rest of its evaluation is passed through as `detail`. */
+export interface Judged {
+  gate: PlanEvaluation['gate'];
+  raw: AxisVector;
+}
+
+export interface EvaluatedGroup<E extends Judged = PlanEvaluation> {
+  id: string | null;
+  signals: ProfileSignal[];
+  plans: E[];
+}
+
+/** The weight-independent half of scoring: every plan judged on its own. The costly part; groups may be split across threads. */
+export function evaluateGroups(groups: ScorePlanRequest['groups'], palette: ResolvedPalette, limits: PlanLimits, gate: GateOptions): EvaluatedGroup[] {
+  return groups.map((group) => {
+    const signals = profileSignals(group.profile);
+    const coverage = new SignalCoverage(signals);
+    return { id: group.id ?? null, signals, plans: group.completions.map((c) => evaluatePlan(c, coverage, palette, limits, gate)) };
+  });
+}
+
+/** The fields of an evaluation that a response carries after the composed ones. */
+export const planDetail = (e: PlanEvaluation) => ({ components: e.components, violations: e.violations, normalizations: e.normalizations, topology: e.topology });
+
+/**
+ * The group-relative half: z-scores, rewards and advantages with the step's weights (cheap arithmetic).
+ * `detail` adds each plan's remaining fields, after the composed ones.
+ */
+export function composeGroups<E extends Judged, D extends object>(
+  evaluated: readonly EvaluatedGroup<E>[],
+  options: ResolvedOptions,
+  weights: AxisVector,
+  detail: (e: E) => D,
+) {
   let plans = 0;
   let gated = 0;
   const raws: AxisVector[] = [];
-
-  const groups = req.groups.map((group, gi) => {
-    const signals = profileSignals(group.profile);
-    const coverage = new SignalCoverage(signals);
-    const evals = group.completions.map((c) => evaluatePlan(c, coverage, palette, limits, options));
+  const groups = evaluated.map((group, gi) => {
+    const evals = group.plans;
     const composed = composeGroup(evals.map((e) => ({ raw: e.raw, hard: e.gate.penalty })), weights, options);
     const groupGated = evals.filter((e) => e.gate.failed).length;
     plans += evals.length;
@@ -67,10 +90,10 @@ export function scoreGroups(
     for (const e of evals) raws.push(e.raw);
     return {
       index: gi,
-      id: group.id ?? null,
+      id: group.id,
       size: evals.length,
       gated: groupGated,
-      signals,
+      signals: group.signals,
       axis_mean: composed.axis_mean,
       axis_std: composed.axis_std,
       reward_mean: composed.reward_mean,
@@ -83,23 +106,27 @@ export function scoreGroups(
         gate: e.gate,
         raw: e.raw,
         z: composed.members[i]!.z,
-        components: e.components,
-        violations: e.violations,
-        normalizations: e.normalizations,
-        topology: e.topology,
+        ...detail(e),
       })),
     };
   });
+  const summary: ScoreSummary = { groups: groups.length, plans, gated, mean_raw: meanVector(raws) };
+  return { groups, summary, raws };
+}
 
-  return {
-    response: {
-      groups,
-      weights,
-      options,
-      palette: { source: palette.source, tools: [...palette.tools.keys()] },
-      versions: VERSIONS,
-    },
-    summary: { groups: groups.length, plans, gated, mean_raw: meanVector(raws) },
-    raws,
-  };
+/** What a response says about the palette its plans were checked against. */
+export const paletteInfo = (palette: ResolvedPalette) => ({ source: palette.source, tools: [...palette.tools.keys()] });
+
+/** Scores every rollout group of a request. Groups are independent, so their order never changes a result. */
+export function scoreGroups(
+  req: ScorePlanRequest,
+  limits: PlanLimits,
+  defaults: ScoringDefaults,
+  weights: AxisVector = INITIAL_WEIGHTS,
+): { response: Omit<ScorePlanResponse, 'run'>; summary: ScoreSummary; raws: AxisVector[] } {
+  const options = resolveOptions(req.options, defaults);
+  const palette = resolvePalette(req.palette);
+  const evaluated = evaluateGroups(req.groups, palette, limits, options);
+  const { groups, summary, raws } = composeGroups(evaluated, options, weights, planDetail);
+  return { response: { groups, weights, options, palette: paletteInfo(palette), versions: VERSIONS }, summary, raws };
 }

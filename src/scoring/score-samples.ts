@@ -5,12 +5,32 @@ import type { PlanLimits } from '../plan/parse.js';
 import { SignalCoverage } from '../rewards/personalization/reward.js';
 import { profileSignals } from '../rewards/personalization/signals.js';
 import { evaluatePlan, type GateOptions, type PlanEvaluation } from './evaluate-plan.js';
+import type { Judged } from './score-groups.js';
 
 export interface SampleScore {
   evaluation: PlanEvaluation;
   /** Σ_k w_k R_k + R_hard: no group is visible, so the soft axes are weighted raw, not z-scored. */
   reward: number;
   score: number;
+}
+
+/** Each sample judged alone, its profile's signals computed once per distinct profile. The costly half. */
+export function evaluateSamples(samples: ReadonlyArray<{ completion: unknown; profile: Profile }>, limits: PlanLimits, gate: GateOptions): PlanEvaluation[] {
+  const coverageByProfile = new Map<string, SignalCoverage>();
+  return samples.map(({ completion, profile }) => {
+    const key = JSON.stringify(profile);
+    let coverage = coverageByProfile.get(key);
+    if (!coverage) {
+      coverage = new SignalCoverage(profileSignals(profile));
+      coverageByProfile.set(key, coverage);
+    }
+    return evaluatePlan(completion, coverage, DEFAULT_RESOLVED, limits, gate);
+  });
+}
+
+/** Σ_k w_k R_k + R_hard: no group is visible, so the soft axes are weighted raw, not z-scored. */
+export function composeSample(e: Judged, weights: AxisVector): { reward: number; score: number } {
+  return { reward: weightedSum(e.raw, weights) + e.gate.penalty, score: absoluteScore(e.raw, e.gate.failed, weights) };
 }
 
 /**
@@ -23,15 +43,5 @@ export function scoreSamples(
   gate: GateOptions,
   weights: AxisVector,
 ): SampleScore[] {
-  const coverageByProfile = new Map<string, SignalCoverage>();
-  return samples.map(({ completion, profile }) => {
-    const key = JSON.stringify(profile);
-    let coverage = coverageByProfile.get(key);
-    if (!coverage) {
-      coverage = new SignalCoverage(profileSignals(profile));
-      coverageByProfile.set(key, coverage);
-    }
-    const evaluation = evaluatePlan(completion, coverage, DEFAULT_RESOLVED, limits, gate);
-    return { evaluation, reward: weightedSum(evaluation.raw, weights) + evaluation.gate.penalty, score: absoluteScore(evaluation.raw, evaluation.gate.failed, weights) };
-  });
+  return evaluateSamples(samples, limits, gate).map((evaluation) => ({ evaluation, ...composeSample(evaluation, weights) }));
 }

@@ -4,6 +4,7 @@ import { PreTrainedTokenizer } from '@huggingface/transformers';
 import { LRUCache } from 'lru-cache';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
+import { sessionOptions } from './onnx-session.js';
 
 // A sentence encoder on onnxruntime-node: a directory with tokenizer.json, model.onnx and, optionally,
 // manifest.json. Without a manifest the directory is taken for a Hugging Face-style export (for example
@@ -37,7 +38,10 @@ export interface TokenStates {
 export interface EncoderOptions {
   cacheSize: number;
   batchSize: number;
+  /** onnxruntime intra-op threads; 0 or absent: the runtime's default (every core). */
+  intraOpThreads?: number;
 }
+
 
 interface Encoded {
   ids: number[];
@@ -85,7 +89,7 @@ export class SentenceEncoder {
 
   /** The ONNX session is created on first use, so a service that never embeds never loads the model. */
   private getSession(): Promise<ort.InferenceSession> {
-    this.session ??= ort.InferenceSession.create(this.modelPath, { graphOptimizationLevel: 'all' });
+    this.session ??= ort.InferenceSession.create(this.modelPath, sessionOptions(this.options.intraOpThreads));
     return this.session;
   }
 

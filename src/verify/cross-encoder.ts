@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import * as ort from 'onnxruntime-node';
+import { sessionOptions } from '../text/onnx-session.js';
 import { knowledgeText, turnLine, type VerifyTask } from './format.js';
 import type { CrossEncoderManifest } from './manifest.js';
 import type { DialogueTurn } from './mathdial.js';
@@ -29,13 +30,13 @@ export class CrossEncoderVerifier implements TurnVerifier {
     this.specials = this.pair([], []).ids.length;
   }
 
-  static async load(dir: string, manifest: CrossEncoderManifest): Promise<CrossEncoderVerifier> {
+  static async load(dir: string, manifest: CrossEncoderManifest, threads = 0): Promise<CrossEncoderVerifier> {
     const tokenizerJson: unknown = JSON.parse(await readFile(resolve(dir, manifest.tokenizer), 'utf8'));
     const config = await readFile(join(dir, 'tokenizer_config.json'), 'utf8')
       .then((t) => JSON.parse(t) as object)
       .catch(() => ({}));
     const tokenizer = new Tokenizer(tokenizerJson as object, config);
-    const session = await ort.InferenceSession.create(resolve(dir, manifest.model));
+    const session = await ort.InferenceSession.create(resolve(dir, manifest.model), sessionOptions(threads));
     const missing = ['input_ids', 'attention_mask'].filter((n) => !session.inputNames.includes(n));
     if (missing.length) throw new Error(`the model has no input ${missing.join(', ')}`);
     const output = manifest.output ?? session.outputNames[0]!;

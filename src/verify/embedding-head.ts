@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { SentenceEncoder } from '../text/encoder.js';
+import { sessionOptions } from '../text/onnx-session.js';
 import { fitContext, RESPONSE_FEATURE_NAMES, responseFeatures, taskText } from './format.js';
 import type { EmbeddingHeadManifest } from './manifest.js';
 import { sigmoid, type EncoderAt, type TurnVerifier, type Verification, type VerifyInput } from './verifier.js';
@@ -21,9 +22,9 @@ export class EmbeddingHeadVerifier implements TurnVerifier {
     this.info = { name: manifest.name, version: manifest.version, kind: manifest.kind };
   }
 
-  static async load(dir: string, manifest: EmbeddingHeadManifest, encoderAt: EncoderAt): Promise<EmbeddingHeadVerifier> {
+  static async load(dir: string, manifest: EmbeddingHeadManifest, encoderAt: EncoderAt, threads = 0): Promise<EmbeddingHeadVerifier> {
     const encoder = await encoderAt(resolve(dir, manifest.encoder));
-    const session = await ort.InferenceSession.create(resolve(dir, manifest.model));
+    const session = await ort.InferenceSession.create(resolve(dir, manifest.model), sessionOptions(threads));
     const missing = ['response', 'context', 'task', 'extra'].filter((n) => !session.inputNames.includes(n));
     if (missing.length) throw new Error(`the head has no input ${missing.join(', ')}`);
     if (!session.outputNames.includes('logit')) throw new Error('the head has no output "logit"');

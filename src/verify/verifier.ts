@@ -41,7 +41,8 @@ const WARM_UP: VerifyInput = {
   candidates: ['What do you get if you count on three from two?'],
 };
 
-export async function loadVerifier(dir: string, encoderAt: EncoderAt): Promise<TurnVerifier> {
+/** `threads`: onnxruntime intra-op threads of the verifier's own session (0: the runtime's default). */
+export async function loadVerifier(dir: string, encoderAt: EncoderAt, threads = 0): Promise<TurnVerifier> {
   const manifestPath = join(dir, 'manifest.json');
   const text = await readFile(manifestPath, 'utf8').catch((e: NodeJS.ErrnoException) => {
     throw new VerifierLoadError(`cannot read ${manifestPath}: ${e.code ?? e.message}`);
@@ -62,8 +63,8 @@ export async function loadVerifier(dir: string, encoderAt: EncoderAt): Promise<T
   try {
     verifier =
       manifest.kind === 'embedding-head'
-        ? await (await import('./embedding-head.js')).EmbeddingHeadVerifier.load(dir, manifest, encoderAt)
-        : await (await import('./cross-encoder.js')).CrossEncoderVerifier.load(dir, manifest);
+        ? await (await import('./embedding-head.js')).EmbeddingHeadVerifier.load(dir, manifest, encoderAt, threads)
+        : await (await import('./cross-encoder.js')).CrossEncoderVerifier.load(dir, manifest, threads);
     const check = await verifier.verify(WARM_UP);
     const s = check.candidates[0]?.score;
     if (s === undefined || !(s >= 0 && s <= 1)) throw new Error(`the model scored a fixed input ${String(s)}, not a value in [0, 1]`);

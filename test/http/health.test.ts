@@ -4,7 +4,7 @@ import { ConfigSchema } from '../../src/config.js';
 import { tempStateDir } from '../support/app.js';
 
 t.test('health is live at once; ready only after the self-check passes', async (t) => {
-  const { app, readiness } = await buildApp({ ...ConfigSchema.parse({}), LOG_LEVEL: 'silent', STATE_DIR: tempStateDir() });
+  const { app, readiness } = await buildApp({ ...ConfigSchema.parse({}), LOG_LEVEL: 'silent', STATE_DIR: tempStateDir(), WORKERS: 2 });
   t.teardown(() => app.close());
   const health = await app.inject({ method: 'GET', url: '/health' });
   t.equal(health.statusCode, 200);
@@ -15,6 +15,7 @@ t.test('health is live at once; ready only after the self-check passes', async (
       verify_turn: { ready: false, reason: 'not loaded yet (loads on first use)' },
       trace_knowledge: { ready: false, reason: 'not loaded yet (loads on first use)' },
     },
+    pool: { workers: 2, running: 0, queued: 0, max_queue: 64, saturated: false, utilization: 0 },
   });
   readiness.ready = true;
   readiness.reason = 'ok';

@@ -24,3 +24,27 @@ export function basePlan(): Plan {
 export function withStep(plan: Plan, id: string, patch: Partial<Step>): Plan {
   return { ...plan, steps: plan.steps.map((s) => (s.id === id ? { ...s, ...patch } : s)) };
 }
+
+/**
+ * A plan of `n` steps whose dependency graph is dense (each step depends on most earlier ones), varied by
+ * `seed`: two of them make graph edit distance search long, which is what the concurrency tests need.
+ */
+export function densePlan(n: number, seed: number): Plan {
+  const ids = Array.from({ length: n }, (_, i) => `s${i}`);
+  return {
+    agents: [
+      { id: 'tutor', role: 'Python tutor', tools: ['CodeDocsSearchTool', 'CodeInterpreterTool'] },
+      { id: 'coach', role: 'Practice coach', tools: ['CodeInterpreterTool', 'FileWriterTool'] },
+    ],
+    subtasks: [{ id: 'learn', name: 'Learn loops' }],
+    steps: ids.map((id, i) => ({
+      id,
+      subtask: 'learn',
+      agent: (i + seed) % 2 === 0 ? 'tutor' : 'coach',
+      instruction: `Step ${i}: explain and practise part ${(i * 7 + seed) % n} of the loop example.`,
+      tool: (i + seed) % 3 === 0 ? 'CodeInterpreterTool' : null,
+      depends_on: ids.slice(0, i).filter((_, j) => (i * j + seed) % 4 !== 0),
+    })),
+    execution_order: ids,
+  };
+}

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { VersionsSchema } from '../../contracts/results.js';
 import { VERSIONS } from '../../scoring/versions.js';
 import type { Capability } from '../capability.js';
+import type { WorkPool } from '../work/pool.js';
 
 export interface Readiness {
   ready: boolean;
@@ -11,13 +12,23 @@ export interface Readiness {
 
 const HealthSchema = z.object({ status: z.literal('ok'), uptime_s: z.number(), versions: VersionsSchema }).meta({ id: 'Health' });
 const StatusSchema = z.object({ ready: z.boolean(), reason: z.string() });
-const ReadySchema = StatusSchema.extend({
+export const ReadySchema = StatusSchema.extend({
   capabilities: z
     .record(z.string(), StatusSchema)
     .describe('Parts that need a model, each with its own state. One that failed to load answers 503 with this reason; the rest of the service stays up'),
+  pool: z
+    .object({
+      workers: z.number().int().describe('Worker threads for CPU-bound work (WORKERS; 0: the main thread)'),
+      running: z.number().int().describe('Tasks running on a worker'),
+      queued: z.number().int().describe('Tasks waiting for a worker'),
+      max_queue: z.number().int().describe('MAX_QUEUE: past it new work is refused with 503 and Retry-After'),
+      saturated: z.boolean().describe('Every worker busy and the queue full: /ready answers 503 so a load balancer routes elsewhere'),
+      utilization: z.number().describe("Share of the pool's capacity used since start"),
+    })
+    .describe('The worker pool'),
 }).meta({ id: 'Readiness' });
 
-export const healthRoutes = (readiness: Readiness, capabilities: Record<string, Capability<unknown>>): FastifyPluginAsyncZod =>
+export const healthRoutes = (readiness: Readiness, capabilities: Record<string, Capability<unknown>>, pool: WorkPool): FastifyPluginAsyncZod =>
   async (app) => {
     app.get(
       '/health',
@@ -29,15 +40,19 @@ export const healthRoutes = (readiness: Readiness, capabilities: Record<string, 
       {
         schema: {
           tags: ['service'],
-          summary: 'Readiness: the plan scorer passed its start-up self-check and the service is not shutting down',
-          description: '`ready` is about the core (plan scoring, runs); each model-backed capability reports its own state.',
+          summary: 'Readiness: the plan scorer passed its start-up self-check, the service is not shutting down and its work queue is not full',
+          description: '`ready` is about the core (plan scoring, runs) and the pool; each model-backed capability reports its own state.',
           response: { 200: ReadySchema, 503: ReadySchema },
         },
       },
-      async (_req, reply) =>
-        reply.code(readiness.ready ? 200 : 503).send({
-          ...readiness,
+      async (_req, reply) => {
+        const status = pool.status();
+        const state = readiness.ready && status.saturated ? { ready: false, reason: `saturated: ${status.queued} tasks wait for ${status.workers} workers (MAX_QUEUE=${status.max_queue})` } : readiness;
+        return reply.code(state.ready ? 200 : 503).send({
+          ...state,
           capabilities: Object.fromEntries(Object.entries(capabilities).map(([name, c]) => [name, c.status()])),
-        }),
+          pool: status,
+        });
+      },
     );
   };

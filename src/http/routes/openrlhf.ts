@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ErrorResponseSchema } from '../../contracts/errors.js';
+import type { GateOptions } from '../../scoring/evaluate-plan.js';
 import { OpenRlhfQuerySchema, OpenRlhfRequestSchema, OpenRlhfResponseSchema } from '../../contracts/openrlhf.js';
 import { scoreSamplesInRun } from '../../runs/score-in-run.js';
 import { samplesOf } from '../../trainers/openrlhf.js';
-import type { ScoringContext } from '../context.js';
+import { runDeps, type ScoringContext } from '../context.js';
+import { requestSignal } from '../work/deadline.js';
 import { RequestError } from '../errors.js';
 
 export const openRlhfRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
@@ -20,10 +22,10 @@ export const openRlhfRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
             'request, or `samples_per_step` plans per step when the run sets it.',
           querystring: OpenRlhfQuerySchema,
           body: OpenRlhfRequestSchema,
-          response: { 200: OpenRlhfResponseSchema, 400: ErrorResponseSchema },
+          response: { 200: OpenRlhfResponseSchema, 400: ErrorResponseSchema, 503: ErrorResponseSchema, 504: ErrorResponseSchema },
         },
       },
-      async (req) => {
+      async (req, reply) => {
         const { query, prompts, labels } = req.body;
         for (const [name, list] of [['prompts', prompts], ['labels', labels]] as const) {
           if (list !== undefined && list.length !== query.length) {
@@ -33,16 +35,19 @@ export const openRlhfRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
         if (query.length > ctx.requestLimits.maxPlansPerRequest) {
           throw new RequestError(`${query.length} samples, over MAX_PLANS_PER_REQUEST`, [{ path: '$.query', message: `at most ${ctx.requestLimits.maxPlansPerRequest}` }]);
         }
-        const { scores, step, summary } = scoreSamplesInRun(req.query.run_id, samplesOf(req.body), ctx.ledger, ctx.planLimits);
+        const signal = requestSignal(req, reply, ctx.deadlineMs);
+        const samples = samplesOf(req.body);
+        const judge = (gate: GateOptions) => ctx.pool.run('evaluateSamplesTask', { samples, limits: ctx.planLimits, gate }, signal);
+        const { scores, step, summary } = await scoreSamplesInRun(req.query.run_id, runDeps(ctx), judge, signal);
         req.scoreSummary = summary;
         return {
           rewards: scores.map((s) => s.reward),
           scores: scores.map((s) => s.score),
           extra_logs: {
-            struct: scores.map((s) => s.evaluation.raw.struct),
-            pers: scores.map((s) => s.evaluation.raw.pers),
-            ped: scores.map((s) => s.evaluation.raw.ped),
-            gated: scores.map((s) => (s.evaluation.gate.failed ? 1 : 0)),
+            struct: scores.map((s) => s.raw.struct),
+            pers: scores.map((s) => s.raw.pers),
+            ped: scores.map((s) => s.raw.ped),
+            gated: scores.map((s) => (s.gate.failed ? 1 : 0)),
             step: scores.map(() => step),
           },
         };

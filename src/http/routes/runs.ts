@@ -47,7 +47,8 @@ export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
         },
       },
       async (req, reply) => {
-        const { run, created } = ctx.ledger.configure(req.params.id, req.body);
+        // Run changes take their turn behind the scoring requests that arrived before them.
+        const { run, created } = await ctx.turns.inTurn(req.params.id, undefined, () => ctx.ledger.configure(req.params.id, req.body));
         return reply.code(created ? 201 : 200).send(run);
       },
     );
@@ -102,8 +103,7 @@ export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
         },
       },
       async (req) => {
-        const finalized = ctx.ledger.finalize(req.params.id);
-        return { finalized, run: ctx.ledger.get(req.params.id)! };
+        return ctx.turns.inTurn(req.params.id, undefined, () => ({ finalized: ctx.ledger.finalize(req.params.id), run: ctx.ledger.get(req.params.id)! }));
       },
     );
 
@@ -111,8 +111,11 @@ export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
       '/runs/:id',
       { schema: { tags, summary: 'Delete a run, its history and its open step', params: Params, response: { 204: z.null(), 404: ErrorResponseSchema } } },
       async (req, reply) => {
-        if (!ctx.ledger.delete(req.params.id)) return reply.code(404).send(notFound(req.params.id));
-        ctx.replays.dropRun(req.params.id);
+        const deleted = await ctx.turns.inTurn(req.params.id, undefined, () => {
+          ctx.replays.dropRun(req.params.id);
+          return ctx.ledger.delete(req.params.id);
+        });
+        if (!deleted) return reply.code(404).send(notFound(req.params.id));
         return reply.code(204).send(null);
       },
     );

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { ErrorResponseSchema } from '../../contracts/errors.js';
 import { ScorePlanRequestSchema, ScorePlanResponseSchema, type ScorePlanResponse } from '../../contracts/score-plan.js';
 import { scoreInRun } from '../../runs/score-in-run.js';
-import type { ScoringContext } from '../context.js';
+import { runDeps, type ScoringContext } from '../context.js';
+import { requestSignal } from '../work/deadline.js';
+import { pooledScorer } from '../work/plan-scorer.js';
 import { RequestError } from '../errors.js';
 
 export const scorePlanRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
@@ -23,7 +25,7 @@ export const scorePlanRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
             'idempotency-key': z.string().min(1).max(200).optional().describe('Makes a retry of this request return the same body and count once'),
           }),
           body: ScorePlanRequestSchema,
-          response: { 200: ScorePlanResponseSchema, 400: ErrorResponseSchema, 409: ErrorResponseSchema, 413: ErrorResponseSchema },
+          response: { 200: ScorePlanResponseSchema, 400: ErrorResponseSchema, 409: ErrorResponseSchema, 413: ErrorResponseSchema, 503: ErrorResponseSchema, 504: ErrorResponseSchema },
         },
       },
       async (req, reply) => {
@@ -33,15 +35,15 @@ export const scorePlanRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
             { path: '$.groups', message: `at most ${ctx.requestLimits.maxPlansPerRequest} completions in all` },
           ]);
         }
-        const out = scoreInRun(req.body, req.headers['idempotency-key'], ctx.ledger, ctx.replays, ctx.planLimits, ctx.defaults);
+        const signal = requestSignal(req, reply, ctx.deadlineMs, req.body.options?.deadline_ms);
+        const out = await scoreInRun(req.body, req.headers['idempotency-key'], runDeps(ctx), pooledScorer(req.body, ctx.planLimits, ctx.pool, signal), signal);
         if (out.kind === 'conflict') return reply.code(409).send({ statusCode: 409, error: 'Conflict', message: out.message });
-        // A replay, or a first response kept for replays, is the serialized body itself: a string with a
-        // JSON content type goes out as is, byte for byte the same on every retry.
+        // The response is written as JSON text (and kept so for replays): a string with a JSON content type
+        // goes out as is, byte for byte the same on every retry.
         const serialized = (body: string) => body as unknown as ScorePlanResponse;
-        if (out.kind === 'replay') return reply.header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(serialized(out.body));
-        req.scoreSummary = out.summary;
-        if (out.body !== undefined) return reply.type('application/json; charset=utf-8').send(serialized(out.body));
-        return out.response;
+        if (out.kind === 'replay') reply.header('idempotent-replayed', 'true');
+        else req.scoreSummary = out.summary;
+        return reply.type('application/json; charset=utf-8').send(serialized(out.body));
       },
     );
   };

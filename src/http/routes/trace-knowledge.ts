@@ -3,12 +3,13 @@ import { ErrorResponseSchema } from '../../contracts/errors.js';
 import { FitRequestSchema, FitResponseSchema, TraceKnowledgeRequestSchema, TraceKnowledgeResponseSchema, type TraceKnowledgeRequest } from '../../contracts/trace-knowledge.js';
 import { DEFAULT_PARAMS, validateParams, type BktParams } from '../../tracing/bkt.js';
 import { DEFAULT_SEMANTIC } from '../../tracing/evidence.js';
-import { FitInputError, fitInWorker } from '../../tracing/fit-in-worker.js';
 import { kcsOfTask, type KnowledgeComponent } from '../../tracing/kcs.js';
 import { jsonPath } from '../../plan/violations.js';
-import { traceKnowledge } from '../../tracing/trace.js';
 import type { ScoringContext } from '../context.js';
 import { RequestError } from '../errors.js';
+import { untilAborted } from '../../runs/turns.js';
+import { requestSignal } from '../work/deadline.js';
+import { TaskRefused } from '../work/pool.js';
 
 const DEFAULT_THRESHOLD = 0.95;
 
@@ -25,29 +26,22 @@ export const traceKnowledgeRoute = (ctx: ScoringContext): FastifyPluginAsyncZod 
             'Evidence rules: a student turn that uses or names a KC is a correct observation, one that says it is confused about it an incorrect one; ' +
             'a tutor turn that names it is an opportunity to learn (the transition alone).',
           body: TraceKnowledgeRequestSchema,
-          response: { 200: TraceKnowledgeResponseSchema, 400: ErrorResponseSchema, 413: ErrorResponseSchema, 503: ErrorResponseSchema },
+          response: { 200: TraceKnowledgeResponseSchema, 400: ErrorResponseSchema, 413: ErrorResponseSchema, 503: ErrorResponseSchema, 504: ErrorResponseSchema },
         },
       },
-      async (req) => {
+      async (req, reply) => {
         const body = req.body;
+        const signal = requestSignal(req, reply, ctx.deadlineMs, body.options?.deadline_ms);
         const kcs = knowledgeComponents(body);
         const params = bktParams(body.params);
         const from = body.previous_turns ?? 0;
         if (from > body.context.length) throw new RequestError('previous_turns is past the end of the context', [{ path: '$.previous_turns', message: `must be ≤ ${body.context.length}, the number of turns sent` }]);
         const threshold = body.threshold ?? DEFAULT_THRESHOLD;
         const semantic = { ...DEFAULT_SEMANTIC, ...body.semantic };
-        const encoder = await ctx.encoder.get();
-        const result = await traceKnowledge({
-          kcs,
-          context: body.context,
-          from,
-          initial: initialEstimate(body.previous, kcs, params, threshold),
-          params,
-          threshold,
-          semantic,
-          embed: (texts) => encoder.embed(texts),
-        });
-        return { ...result, turns_total: body.context.length, params, threshold, semantic, encoder: encoder.manifest.name };
+        await untilAborted(ctx.encoder.get(), signal);
+        const initial = initialEstimate(body.previous, kcs, params, threshold);
+        const { result, encoder } = await ctx.pool.run('traceTask', { kcs, context: body.context, from, initial, params, threshold, semantic }, signal);
+        return { ...result, turns_total: body.context.length, params, threshold, semantic, encoder };
       },
     );
     app.post(
@@ -58,15 +52,16 @@ export const traceKnowledgeRoute = (ctx: ScoringContext): FastifyPluginAsyncZod 
           summary: 'Fit BKT parameters per skill from response logs by expectation–maximization',
           description:
             'Baum–Welch per skill with random restarts (the best log-likelihood wins) as pyBKT fits; guess and slip bounded (0.3 by default). ' +
-            'Runs on a worker thread, one fit at a time, so the service keeps answering during a large fit.',
+            'Runs on a worker of the pool, bounded by the request deadline and stopped when the client leaves, so the service keeps answering during a large fit.',
           body: FitRequestSchema,
-          response: { 200: FitResponseSchema, 400: ErrorResponseSchema, 413: ErrorResponseSchema },
+          response: { 200: FitResponseSchema, 400: ErrorResponseSchema, 413: ErrorResponseSchema, 503: ErrorResponseSchema, 504: ErrorResponseSchema },
         },
       },
-      async (req) => {
+      async (req, reply) => {
         const started = performance.now();
         const { rows, options = {} } = req.body;
-        const fits = await fitInWorker(rows, {
+        const signal = requestSignal(req, reply, ctx.deadlineMs, options.deadline_ms);
+        const fitOptions = {
           restarts: options.restarts,
           maxIterations: options.max_iterations,
           tolerance: options.tolerance,
@@ -74,8 +69,9 @@ export const traceKnowledgeRoute = (ctx: ScoringContext): FastifyPluginAsyncZod 
           forgets: options.forgets,
           maxGuess: options.max_guess,
           maxSlip: options.max_slip,
-        }).catch((e: unknown) => {
-          throw e instanceof FitInputError ? new RequestError(e.message, [{ path: '$.rows', message: e.message }]) : e;
+        };
+        const fits = await ctx.pool.run('fitTask', { rows, options: fitOptions }, signal).catch((e: unknown) => {
+          throw e instanceof TaskRefused && e.failure === 'fit-input' ? new RequestError(e.message, [{ path: '$.rows', message: e.message }]) : e;
         });
         const skills = fits.map(([skill, f]) => ({
           skill,

@@ -3,6 +3,8 @@ import { ErrorResponseSchema } from '../../contracts/errors.js';
 import { VerifyTurnRequestSchema, VerifyTurnResponseSchema } from '../../contracts/verify-turn.js';
 import { rankCandidates } from '../../verify/ranking.js';
 import type { ScoringContext } from '../context.js';
+import { untilAborted } from '../../runs/turns.js';
+import { requestSignal } from '../work/deadline.js';
 
 export const verifyTurnRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
   async (app) => {
@@ -16,14 +18,15 @@ export const verifyTurnRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
             'Each candidate gets its predicted turn value v ∈ [0, 1] (Traver eqs. 1–2 are what the verifier was trained to predict). ' +
             'The task and the context are encoded once per request. A context too long for the model is cut from the left and reported in `truncated`.',
           body: VerifyTurnRequestSchema,
-          response: { 200: VerifyTurnResponseSchema, 400: ErrorResponseSchema, 413: ErrorResponseSchema, 503: ErrorResponseSchema },
+          response: { 200: VerifyTurnResponseSchema, 400: ErrorResponseSchema, 413: ErrorResponseSchema, 503: ErrorResponseSchema, 504: ErrorResponseSchema },
         },
       },
-      async (req) => {
+      async (req, reply) => {
         const started = performance.now();
-        const verifier = await ctx.verifier.get();
+        const signal = requestSignal(req, reply, ctx.deadlineMs, req.body.options?.deadline_ms);
+        await untilAborted(ctx.verifier.get(), signal);
         const { candidates, context, task, options } = req.body;
-        const result = await verifier.verify({ task, context, candidates });
+        const { verification: result, info } = await ctx.pool.run('verifyTask', { task, context, candidates }, signal);
         const scores = result.candidates.map((c) => c.score);
         const ranking = rankCandidates(scores);
         const best = ranking[0]!;
@@ -32,7 +35,7 @@ export const verifyTurnRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
           ranking: options?.top_k ? ranking.slice(0, options.top_k) : ranking,
           best: { index: best, text: candidates[best]!, score: scores[best]! },
           candidates: result.candidates.map((c, index) => ({ index, ...c })),
-          model: verifier.info,
+          model: info,
           truncated: result.truncated,
           latency_ms: Number((performance.now() - started).toFixed(2)),
         };

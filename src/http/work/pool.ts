@@ -1,0 +1,152 @@
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type * as Tasks from './tasks.js';
+import type { TaskFailure, WorkerSettings } from './tasks.js';
+import type { TaskName } from './worker.js';
+import { untilAborted } from '../../runs/turns.js';
+
+type Input<K extends TaskName> = Parameters<(typeof Tasks)[K]>[0];
+
+// Tasks that may be inside onnxruntime when their request is abandoned. Terminating a worker during a
+// native call aborts the whole process (seen here: "terminate called after throwing an instance of
+// 'Napi::Error'"), so these are stopped cooperatively instead: the request is answered at once, the task
+// sees its cancel flag before it starts and, in graph edit distance, during the search.
+const NATIVE: ReadonlySet<TaskName> = new Set<TaskName>(['loadTask', 'verifyTask', 'traceTask', 'evaluateDialogueTask', 'evaluatePlansTask']);
+type Output<K extends TaskName> = Exclude<Awaited<ReturnType<(typeof Tasks)[K]>>, TaskFailure>;
+
+/** The queue is full: the client should retry later (503 with Retry-After). */
+export class Overloaded extends Error {
+  override name = 'Overloaded';
+}
+/** The request's deadline passed; its work was stopped. */
+export class DeadlineExceeded extends Error {
+  override name = 'DeadlineExceeded';
+  constructor(readonly deadlineMs: number) {
+    super(`the request's deadline of ${deadlineMs} ms passed; its work was stopped and nothing of it was recorded`);
+  }
+}
+/** The client closed the connection before the answer; its queued or running work is dropped. */
+export class ClientGone extends Error {
+  override name = 'ClientGone';
+}
+/** A failure the client's input caused, thrown again on the main thread with its kind. */
+export class TaskRefused extends Error {
+  override name = 'TaskRefused';
+  constructor(readonly failure: TaskFailure['failure'], message: string) {
+    super(message);
+  }
+}
+
+export interface PoolStatus {
+  /** Worker threads; 0 when the main thread runs the work itself. */
+  workers: number;
+  /** Tasks running now. */
+  running: number;
+  /** Tasks waiting for a worker. */
+  queued: number;
+  max_queue: number;
+  /** Every worker busy and the queue full: the next task is refused. */
+  saturated: boolean;
+  /** Share of the pool's capacity in use since start (piscina's utilization). */
+  utilization: number;
+}
+
+export interface WorkPool {
+  readonly workers: number;
+  run<K extends TaskName>(name: K, input: Input<K>, signal: AbortSignal): Promise<Output<K>>;
+  status(): PoolStatus;
+  close(): Promise<void>;
+}
+
+export interface PoolOptions {
+  workers: number;
+  maxQueue: number;
+  settings: Omit<WorkerSettings, 'intraOpThreads'>;
+  onWorkerError: (e: Error) => void;
+}
+
+const isFailure = (x: unknown): x is TaskFailure => typeof x === 'object' && x !== null && 'failure' in x && typeof (x as TaskFailure).failure === 'string';
+function unwrap<T>(x: T | TaskFailure): T {
+  if (isFailure(x)) throw new TaskRefused(x.failure, x.message);
+  return x;
+}
+
+// Compiled, the workers run worker.js beside this file; from source (under tsx), an entry that loads tsx first.
+const workerFile = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './worker-tsx.mjs' : './worker.js', import.meta.url));
+
+/**
+ * The pool the routes hand CPU-bound work to: piscina, one thread per core, a bounded queue. A task whose
+ * signal aborts is taken off the queue, or its worker is terminated (and replaced) if it already runs;
+ * a task that may be in native code is told to stop instead (NATIVE above).
+ */
+export async function createPool(o: PoolOptions): Promise<WorkPool> {
+  if (o.workers === 0) return inProcess(o);
+  // Each worker's ONNX sessions get one intra-op thread: the pool already keeps every core busy, and two
+  // runtimes each spreading over both cores only trade cache misses (measured in the README).
+  const settings: WorkerSettings = { ...o.settings, intraOpThreads: 1 };
+  const pool = new Piscina({
+    filename: workerFile,
+    minThreads: o.workers,
+    maxThreads: o.workers,
+    idleTimeout: Infinity,
+    workerData: { settings },
+  });
+  // A worker that dies (out of memory, a native crash) fails its task and is replaced; without a listener
+  // piscina's 'error' event would end the process.
+  pool.on('error', (e: Error) => o.onWorkerError(e));
+  // Tasks handed to piscina and not settled: the first `workers` of them run, the rest wait. The bound is
+  // kept here rather than by piscina's maxQueue, so that what /ready reports is what admission decides.
+  let inFlight = 0;
+  return {
+    workers: o.workers,
+    async run(name, input, signal) {
+      if (signal.aborted) throw signal.reason;
+      if (inFlight - o.workers >= o.maxQueue) throw new Overloaded(`all ${o.workers} workers are busy and ${o.maxQueue} tasks wait (MAX_QUEUE)`);
+      const cancel = new Int32Array(new SharedArrayBuffer(4));
+      const native = NATIVE.has(name);
+      inFlight++;
+      const task = pool.run({ name, input, cancel }, native ? {} : { signal });
+      // The worker is busy until the task settles, even when its request was answered before.
+      task.then(
+        () => inFlight--,
+        () => inFlight--,
+      );
+      const onAbort = () => Atomics.store(cancel, 0, 1);
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        return unwrap(await (native ? untilAborted(task, signal) : task));
+      } catch (e) {
+        if (signal.aborted) throw signal.reason;
+        throw e;
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    },
+    status() {
+      const running = Math.min(inFlight, o.workers);
+      const queued = inFlight - running;
+      return { workers: o.workers, running, queued, max_queue: o.maxQueue, saturated: queued >= o.maxQueue && running === o.workers, utilization: Number(pool.utilization.toFixed(4)) };
+    },
+    close: () => pool.destroy(),
+  };
+}
+
+async function inProcess(o: PoolOptions): Promise<WorkPool> {
+  const tasks = await import('./tasks.js');
+  // The main thread's ONNX sessions may use every core (onnxruntime's default).
+  tasks.settleInProcess({ ...o.settings, intraOpThreads: 0 });
+  const table = tasks as unknown as Record<TaskName, (input: unknown, stop: () => boolean) => Promise<unknown>>;
+  return {
+    workers: 0,
+    // Work on the main thread cannot be interrupted (no timer fires while it runs): past its deadline a
+    // request is answered 504 and its result dropped once the work ends.
+    async run(name, input, signal) {
+      if (signal.aborted) throw signal.reason;
+      const out = await table[name](input, () => signal.aborted);
+      if (signal.aborted) throw signal.reason;
+      return unwrap(out) as never;
+    },
+    status: () => ({ workers: 0, running: 0, queued: 0, max_queue: o.maxQueue, saturated: false, utilization: 0 }),
+    close: async () => undefined,
+  };
+}

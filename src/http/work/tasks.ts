@@ -1,0 +1,189 @@
+// The CPU-bound work of the routes, as tasks a worker thread runs (or the main thread, with WORKERS=0).
+// Each task takes and returns plain data (structured clone); domain errors a client caused come back as
+// values, since an error's class does not survive the thread boundary.
+import { resolve } from 'node:path';
+import { workerData } from 'node:worker_threads';
+import type { EvaluateDialogueRequest, EvaluateTextCorpusRequest, EvaluateTextRequest } from '../../contracts/evaluate.js';
+import type { EvaluatePlanRequest } from '../../contracts/evaluate-plan.js';
+import type { Profile } from '../../contracts/profile.js';
+import type { ScorePlanRequest } from '../../contracts/score-plan.js';
+import { evaluateDialogue } from '../../metrics/evaluate-dialogue.js';
+import { corpusScores, TextTooLongError, textScores, type TextMetric } from '../../metrics/text-scores.js';
+import { resolvePalette } from '../../plan/palette.js';
+import { parsePlan, type PlanLimits } from '../../plan/parse.js';
+import { evaluatePlanMetrics } from '../../plan-metrics/index.js';
+import type { GateOptions } from '../../scoring/evaluate-plan.js';
+import { evaluateGroups, paletteInfo, planDetail, type EvaluatedGroup, type Judged } from '../../scoring/score-groups.js';
+import { evaluateSamples } from '../../scoring/score-samples.js';
+import type { SentenceEncoder } from '../../text/encoder.js';
+import { fitBySkill, type FitOptions, type ResponseRow } from '../../tracing/em.js';
+import { traceKnowledge, type TraceInput } from '../../tracing/trace.js';
+import type { TurnVerifier, VerifyInput } from '../../verify/verifier.js';
+
+/** Where a thread finds its models, and how many threads its ONNX sessions may use. */
+export interface WorkerSettings {
+  encoderDir: string;
+  verifierDir: string;
+  encoderCacheSize: number;
+  encoderBatchSize: number;
+  intraOpThreads: number;
+}
+
+/** A client-caused failure, carried across the thread boundary by name. */
+export interface TaskFailure {
+  failure: 'text-too-long' | 'fit-input' | 'unavailable' | 'abandoned';
+  message: string;
+}
+
+/** True once the request behind a task is abandoned (deadline passed, client gone). */
+export type Stop = () => boolean;
+
+let settings = (workerData as { settings?: WorkerSettings } | null)?.settings;
+
+/** WORKERS=0: the main thread runs the tasks itself. */
+export function settleInProcess(s: WorkerSettings): void {
+  settings = s;
+}
+
+const configured = (): WorkerSettings => {
+  if (!settings) throw new Error('task module used before its settings were given');
+  return settings;
+};
+
+// Each thread loads the models once, on first use. One loaded encoder per directory: the default verifier
+// shares ENCODER_DIR's.
+const encoders = new Map<string, Promise<SentenceEncoder>>();
+function encoderAt(dir: string): Promise<SentenceEncoder> {
+  const key = resolve(dir);
+  let e = encoders.get(key);
+  if (!e) {
+    const s = configured();
+    // Imported on first use: onnxruntime-node and the tokenizers cost start-up time and memory.
+    e = import('../../text/encoder.js').then(({ SentenceEncoder }) =>
+      SentenceEncoder.fromDirectory(key, { cacheSize: s.encoderCacheSize, batchSize: s.encoderBatchSize, intraOpThreads: s.intraOpThreads }),
+    );
+    encoders.set(key, e);
+  }
+  return e;
+}
+const encoder = () => loaded('sentence encoder', encoderAt(configured().encoderDir));
+let verifierLoad: Promise<TurnVerifier> | undefined;
+const verifier = () => {
+  const s = configured();
+  verifierLoad ??= import('../../verify/verifier.js').then(({ loadVerifier }) => loadVerifier(s.verifierDir, encoderAt, s.intraOpThreads));
+  return loaded('turn verifier', verifierLoad);
+};
+
+class Unavailable extends Error {}
+class FitInput extends Error {}
+const loaded = <T>(name: string, p: Promise<T>): Promise<T> =>
+  p.catch((e: unknown) => {
+    throw new Unavailable(`${name} is unavailable: ${e instanceof Error ? e.message : String(e)}`);
+  });
+
+/** Runs a task, unless its request was abandoned while it waited, turning the errors a client caused into values. */
+async function task<T>(stop: Stop, f: () => T | Promise<T>): Promise<T | TaskFailure> {
+  if (stop()) return { failure: 'abandoned', message: 'abandoned before it started' };
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof TextTooLongError) return { failure: 'text-too-long', message: e.message };
+    if (e instanceof FitInput) return { failure: 'fit-input', message: e.message };
+    if (e instanceof Unavailable) return { failure: 'unavailable', message: e.message };
+    throw e;
+  }
+}
+
+/** A judged plan as it crosses back to the main thread: what composition needs, the rest already JSON. */
+export interface JudgedPlan extends Judged {
+  /** `"components":…,"violations":…,"normalizations":…,"topology":…`, the tail of the plan's response object. */
+  detail: string;
+}
+
+export interface ScoreGroupsInput {
+  groups: ScorePlanRequest['groups'];
+  palette: ScorePlanRequest['palette'];
+  limits: PlanLimits;
+  gate: GateOptions;
+}
+
+export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
+  return task(stop, () => {
+    const palette = resolvePalette(input.palette);
+    const groups: EvaluatedGroup<JudgedPlan>[] = evaluateGroups(input.groups, palette, input.limits, input.gate).map((g) => ({
+      ...g,
+      plans: g.plans.map((e) => ({ gate: e.gate, raw: e.raw, detail: JSON.stringify(planDetail(e)).slice(1, -1) })),
+    }));
+    return { groups, palette: paletteInfo(palette) };
+  });
+}
+
+export function evaluateSamplesTask(input: { samples: { completion: unknown; profile: Profile }[]; limits: PlanLimits; gate: GateOptions }, stop: Stop) {
+  return task(stop, (): Judged[] => evaluateSamples(input.samples, input.limits, input.gate).map((e) => ({ gate: e.gate, raw: e.raw })));
+}
+
+export function textScoresTask(input: { body: EvaluateTextRequest; metrics: TextMetric[] }, stop: Stop) {
+  return task(stop, () => textScores(input.body.hypothesis, input.body.references, input.metrics, input.body.options?.smooth));
+}
+
+export function corpusScoresTask(input: { body: EvaluateTextCorpusRequest; metrics: TextMetric[] }, stop: Stop) {
+  return task(stop, () => corpusScores(input.body.pairs, input.metrics, input.body.options?.smooth));
+}
+
+/** Every metric but the LLM judge, which waits on the network and stays on the main thread. */
+export function evaluateDialogueTask(body: EvaluateDialogueRequest, stop: Stop) {
+  return task(stop, () => evaluateDialogue(body, { encoder, judge: null }));
+}
+
+export function evaluatePlansTask(input: { body: EvaluatePlanRequest; limits: PlanLimits }, stop: Stop) {
+  return task(stop, async () => {
+    const { plans, gold, palette, options } = input.body;
+    const parsed = plans.map((p) => parsePlan(p.plan, input.limits));
+    const goldParsed = gold === undefined ? undefined : parsePlan(gold, input.limits);
+    const readable = parsed.flatMap((p, index) => (p.ok ? [{ index, plan: p.plan, profile: plans[index]!.profile }] : []));
+    const e = await encoder();
+    const report = await evaluatePlanMetrics(readable, {
+      gold: goldParsed?.ok ? goldParsed.plan : undefined,
+      embed: (texts) => e.embed(texts),
+      deltaTbq: options?.delta_tbq,
+      kappa: options?.kappa,
+      gedTimeoutMs: options?.ged_timeout_ms,
+      palette,
+      stop,
+    });
+    return { parsed, goldParsed, readable: readable.map((r) => r.index), report };
+  });
+}
+
+export function fitTask(input: { rows: ResponseRow[]; options: FitOptions }, stop: Stop) {
+  return task(stop, () => {
+    try {
+      return [...fitBySkill(input.rows, input.options)];
+    } catch (e) {
+      // The fit's documented signal for input that cannot be fitted (e.g. `order` on some rows only).
+      throw e instanceof RangeError ? new FitInput(e.message) : e;
+    }
+  });
+}
+
+export function traceTask(input: Omit<TraceInput, 'embed'>, stop: Stop) {
+  return task(stop, async () => {
+    const e = await encoder();
+    const result = await traceKnowledge({ ...input, embed: (texts) => e.embed(texts) });
+    return { result, encoder: e.manifest.name };
+  });
+}
+
+export function verifyTask(input: VerifyInput, stop: Stop) {
+  return task(stop, async () => {
+    const v = await verifier();
+    return { verification: await v.verify(input), info: v.info };
+  });
+}
+
+/** Loads a model in this thread: the start-up check behind /ready's capabilities (its error is the reason). */
+export async function loadTask(which: 'encoder' | 'verifier', _stop: Stop): Promise<string> {
+  if (which === 'encoder') return (await encoderAt(configured().encoderDir)).manifest.name;
+  verifier().catch(() => undefined);
+  return (await verifierLoad!).info.name;
+}

@@ -1,0 +1,137 @@
+// The pool as a shared service needs it: heavy work never stalls the probes, deadlines stop work, a full
+// queue sheds at once, and a client that leaves takes its queued work with it.
+import t from 'tap';
+import type { FastifyInstance } from 'fastify';
+import { EXAMPLE_SCORE_REQUEST } from '../../../src/contracts/examples.js';
+import { testApp } from '../../support/app.js';
+import { densePlan } from '../../support/plans.js';
+
+// Three graph edit distances between dense 15-step plans, each searching up to its per-pair bound.
+const slowGed = (gedMs: number, deadlineMs?: number) => ({
+  plans: [{ plan: densePlan(15, 1) }, { plan: densePlan(15, 2) }],
+  gold: densePlan(15, 3),
+  options: { ged_timeout_ms: gedMs, ...(deadlineMs ? { deadline_ms: deadlineMs } : {}) },
+});
+
+/** A listening app whose workers have loaded the encoder, so no timing below includes model loading. */
+async function listening(overrides: Parameters<typeof testApp>[0]): Promise<{ app: FastifyInstance; base: string }> {
+  const app = await testApp(overrides);
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  // The load goes on in the background when a short deadline ends a warm-up request.
+  for (let i = 0; ; i++) {
+    const warm = await app.inject({ method: 'POST', url: '/evaluate-plan', payload: { plans: [{ plan: densePlan(3, 0) }] } });
+    if (warm.statusCode === 200) break;
+    if (i === 100) throw new Error(`warm-up failed: ${warm.body}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { app, base };
+}
+const post = (base: string, path: string, body: unknown, signal?: AbortSignal) =>
+  fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+
+t.test('/health answers while a slow graph-edit-distance request runs', async (t) => {
+  const { app, base } = await listening({ WORKERS: 2 });
+  t.teardown(() => app.close());
+  const started = performance.now();
+  let finished = 0;
+  const slow = post(base, '/evaluate-plan', slowGed(1500)).then(async (r) => {
+    finished = performance.now();
+    return r.status;
+  });
+  const probes: { ms: number; during: boolean }[] = [];
+  await new Promise((r) => setTimeout(r, 200));
+  while (!finished) {
+    const t0 = performance.now();
+    const res = await fetch(`${base}/health`);
+    t.equal(res.status, 200);
+    probes.push({ ms: performance.now() - t0, during: !finished });
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  t.equal(await slow, 200);
+  t.ok(finished - started > 1000, `the slow request ran ${(finished - started).toFixed(0)} ms`);
+  const during = probes.filter((p) => p.during);
+  t.ok(during.length >= 5, `${during.length} probes answered while it ran`);
+  // Loose on purpose (a loaded CI machine); the bench measures the real figure.
+  t.ok(Math.max(...during.map((p) => p.ms)) < 1000, `slowest probe ${Math.max(...during.map((p) => p.ms)).toFixed(1)} ms`);
+});
+
+t.test('work past its deadline is stopped: 504 naming the deadline, and the worker is free again', async (t) => {
+  const { app, base } = await listening({ WORKERS: 1 });
+  t.teardown(() => app.close());
+  const t0 = performance.now();
+  const res = await post(base, '/evaluate-plan', slowGed(5000, 400));
+  const took = performance.now() - t0;
+  t.equal(res.status, 504);
+  const body = (await res.json()) as { message: string };
+  t.match(body.message, /deadline of 400 ms/);
+  t.ok(took < 1400, `answered ${took.toFixed(0)} ms after arrival (deadline 400 ms)`);
+  // The one worker was terminated and replaced: a small request is served at once.
+  const t1 = performance.now();
+  const next = await post(base, '/score-plan', { ...EXAMPLE_SCORE_REQUEST, run_id: null });
+  t.equal(next.status, 200);
+  t.ok(performance.now() - t1 < 5000, 'the next request did not wait for the stopped work');
+});
+
+t.test('the server deadline bounds every request; a body deadline cannot raise it', async (t) => {
+  const { app, base } = await listening({ WORKERS: 1, REQUEST_DEADLINE_MS: 300 });
+  t.teardown(() => app.close());
+  const res = await post(base, '/evaluate-plan', slowGed(5000, 60_000));
+  t.equal(res.status, 504);
+  t.match(((await res.json()) as { message: string }).message, /deadline of 300 ms/);
+});
+
+t.test('a full queue sheds at once with Retry-After, and /ready says the pool is saturated', async (t) => {
+  const { app, base } = await listening({ WORKERS: 1, MAX_QUEUE: 1 });
+  t.teardown(() => app.close());
+  const busy = post(base, '/evaluate-plan', slowGed(1500));
+  await new Promise((r) => setTimeout(r, 150));
+  const queued = post(base, '/evaluate-text', { hypothesis: 'a b c', references: ['a b c'] });
+  await new Promise((r) => setTimeout(r, 150));
+  const ready = await fetch(`${base}/ready`);
+  t.equal(ready.status, 503, 'a load balancer routes elsewhere');
+  t.match(await ready.json(), { ready: false, reason: /saturated/, pool: { workers: 1, running: 1, queued: 1, max_queue: 1, saturated: true } });
+  const t0 = performance.now();
+  const shed = await post(base, '/evaluate-text', { hypothesis: 'x', references: ['y'] });
+  t.ok(performance.now() - t0 < 500, 'refused without waiting');
+  t.equal(shed.status, 503);
+  t.equal(shed.headers.get('retry-after'), '1');
+  t.match(await shed.json(), { message: /MAX_QUEUE/ });
+  t.equal((await busy).status, 200);
+  t.equal((await queued).status, 200, 'the queued request was served');
+  t.equal((await fetch(`${base}/ready`)).status, 200);
+});
+
+t.test('a client that disconnects takes its queued work with it', async (t) => {
+  const { app, base } = await listening({ WORKERS: 1 });
+  t.teardown(() => app.close());
+  const busy = post(base, '/evaluate-plan', slowGed(1500));
+  await new Promise((r) => setTimeout(r, 150));
+  const leaving = new AbortController();
+  const gone = post(base, '/trace-knowledge/fit', { rows: [{ user: 1, skill: 'a', correct: 1 }] }, leaving.signal).catch((e: Error) => e.name);
+  await new Promise((r) => setTimeout(r, 150));
+  t.match(await (await fetch(`${base}/ready`)).json(), { pool: { queued: 1 } });
+  leaving.abort();
+  t.equal(await gone, 'AbortError');
+  await new Promise((r) => setTimeout(r, 100));
+  t.match(await (await fetch(`${base}/ready`)).json(), { pool: { queued: 0, running: 1 } }, 'dropped from the queue at once');
+  t.equal((await busy).status, 200);
+});
+
+t.test('model work past its deadline is answered 504 and never takes the process down', async (t) => {
+  // Cold: the first requests end while their worker is loading or running the ONNX encoder, where
+  // terminating the thread would abort the process; they are stopped cooperatively instead.
+  const app = await testApp({ WORKERS: 1, REQUEST_DEADLINE_MS: 150 });
+  t.teardown(() => app.close());
+  const codes: number[] = [];
+  for (let i = 0; i < 40 && codes.at(-1) !== 200; i++) {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/trace-knowledge',
+      payload: { kcs: [{ id: 'loop', text: 'loops over a list', kind: 'step' }], context: [{ role: 'student', text: `I used a for loop over the list ${i}` }] },
+    });
+    codes.push(res.statusCode);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  t.ok(codes.includes(504), `some requests ended at their deadline: ${codes.join(',')}`);
+  t.equal(codes.at(-1), 200, 'and once the model is loaded the same request is served');
+});
