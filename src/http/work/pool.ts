@@ -97,6 +97,8 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
   // Tasks handed to piscina and not settled: the first `workers` of them run, the rest wait. The bound is
   // kept here rather than by piscina's maxQueue, so that what /ready reports is what admission decides.
   let inFlight = 0;
+  // Cancel flags and settlements of the tasks in flight, so that closing can stop and await them.
+  const live = new Map<Int32Array, Promise<unknown>>();
   return {
     workers: o.workers,
     async run(name, input, signal) {
@@ -107,9 +109,15 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
       inFlight++;
       const task = pool.run({ name, input, cancel }, native ? {} : { signal });
       // The worker is busy until the task settles, even when its request was answered before.
-      task.then(
-        () => inFlight--,
-        () => inFlight--,
+      live.set(
+        cancel,
+        task.then(
+          () => undefined,
+          () => undefined,
+        ).finally(() => {
+          inFlight--;
+          live.delete(cancel);
+        }),
       );
       const onAbort = () => Atomics.store(cancel, 0, 1);
       signal.addEventListener('abort', onAbort, { once: true });
@@ -127,7 +135,12 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
       const queued = inFlight - running;
       return { workers: o.workers, running, queued, max_queue: o.maxQueue, saturated: queued >= o.maxQueue && running === o.workers, utilization: Number(pool.utilization.toFixed(4)) };
     },
-    close: () => pool.destroy(),
+    // Terminating a worker inside onnxruntime aborts the process: tasks are told to stop and awaited first.
+    async close() {
+      for (const cancel of live.keys()) Atomics.store(cancel, 0, 1);
+      await Promise.all(live.values());
+      await pool.destroy();
+    },
   };
 }
 
