@@ -1,0 +1,34 @@
+import t from 'tap';
+import { benchBatch } from '../../../bench/realistic-plans.js';
+import { EXAMPLE_PROFILE } from '../../../src/contracts/examples.js';
+import type { ScorePlanRequest } from '../../../src/contracts/score-plan.js';
+import { evaluateGroupsTask, type JudgedPlan } from '../../../src/http/work/tasks.js';
+import { compose, responseJson, type Judgement } from '../../../src/http/work/plan-json.js';
+import { localScorer } from '../../../src/runs/score-in-run.js';
+import { resolveOptions, DEFAULT_SCORING } from '../../../src/scoring/score-groups.js';
+
+const limits = { maxCompletionBytes: 256 * 1024, maxStepsPerPlan: 1000 };
+const run = { id: 'r,"detail":0}', step: 3, status: 'open' as const, counted: true, weights: { struct: 0.5, pers: 0.25, ped: 0.25 }, finalized: [] };
+
+// Client strings that look like the marker the assembly replaces must come out as they went in.
+const tricky: ScorePlanRequest = {
+  groups: [
+    { id: ',"detail":0}', query: 'q', profile: { ...EXAMPLE_PROFILE, tags: [',"detail":1}', '"detail":2'] }, completions: ['{"agents": ",\\"detail\\":0}"}', 'not a plan ,"detail":3}', { steps: [] }] },
+  ],
+};
+
+t.test('the response written from worker fragments is byte for byte the reference JSON.stringify', async (t) => {
+  for (const [name, req] of <[string, ScorePlanRequest][]>[
+    ['realistic 64×8', { ...benchBatch(64, 8), options: { strict: true } }],
+    ['client strings shaped like the marker', tricky],
+  ]) {
+    const options = resolveOptions(req.options, DEFAULT_SCORING);
+    const gate = { strict: options.strict, lambda_hard: options.lambda_hard };
+    const judged = (await evaluateGroupsTask({ groups: req.groups, palette: req.palette, limits, gate }, () => false)) as Judgement;
+    const viaFragments = responseJson(compose(judged, options, run.weights), options, run.weights, run);
+    const reference = localScorer(req, limits);
+    const expected = reference.compose(await reference.judge(gate), options, run.weights).write(run);
+    t.ok(viaFragments === expected, `${name}: ${viaFragments.length} bytes`);
+    t.ok(judged.groups.every((g) => g.plans.every((p: JudgedPlan) => typeof p.detail === 'string')));
+  }
+});
