@@ -6,10 +6,10 @@ import { createInterface } from 'node:readline';
  * package.json: a larger young generation for allocation-heavy batches); resolves with its address once
  * it is ready and every capability has loaded, so no measurement overlaps model loading.
  */
-export async function startBuiltService(): Promise<{ base: string; child: ChildProcess }> {
+export async function startBuiltService(env: Record<string, string> = {}): Promise<{ base: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--max-semi-space-size=64', 'dist/main.js'], {
     cwd: new URL('..', import.meta.url),
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const base = await new Promise<string>((resolve, reject) => {

@@ -65,6 +65,9 @@ export interface PoolOptions {
   onWorkerError: (e: Error) => void;
 }
 
+// 3 × 16 MiB semi-spaces per worker (measured in docs/concurrency.md).
+const WORKER_YOUNG_GENERATION_MB = 48;
+
 const isFailure = (x: unknown): x is TaskFailure => typeof x === 'object' && x !== null && 'failure' in x && typeof (x as TaskFailure).failure === 'string';
 function unwrap<T>(x: T | TaskFailure): T {
   if (isFailure(x)) throw new TaskRefused(x.failure, x.message);
@@ -90,6 +93,8 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
     maxThreads: o.workers,
     idleTimeout: Infinity,
     workerData: { settings },
+    // The main thread's --max-semi-space-size=64 would otherwise apply to every worker's isolate too.
+    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
   });
   // A worker that dies (out of memory, a native crash) fails its task and is replaced; without a listener
   // piscina's 'error' event would end the process.

@@ -1,0 +1,193 @@
+// `npm run bench:concurrency`: the service as a shared one, started as `npm start` starts it (2 workers on
+// this machine). Reports, each as the median of ROUNDS runs: /health latency while each heavy request runs;
+// throughput with 4 clients over 1 for /score-plan 8×8 and /verify-turn N=20; /score-plan 64×8 p50 for
+// one client; how long after its deadline a request is answered; and resident memory idle, during a mixed
+// soak at 8 connections (SOAK_SECONDS, default 600) and after it.
+import { readFileSync } from 'node:fs';
+import { benchBatch } from './realistic-plans.js';
+import { startBuiltService } from './service.js';
+import { densePlan } from '../test/support/plans.js';
+import { EXAMPLE_SCORE_REQUEST } from '../src/contracts/examples.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const THROUGHPUT_MS = Number(process.env.BENCH_THROUGHPUT_MS ?? 8000);
+const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+const round1 = (x: number) => Number(x.toFixed(1));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const { base, child } = await startBuiltService(process.env.WORKERS === undefined ? {} : { WORKERS: process.env.WORKERS });
+const rssMb = () => {
+  const line = readFileSync(`/proc/${child.pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  return Math.round(Number(line.split(/\s+/)[1]) / 1024);
+};
+async function post(path: string, body: string): Promise<number> {
+  const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+// Heavy requests, as the issue measured them.
+const tutorial = Array.from({ length: 40 }, (_, i) => `Step ${i + 1}: measure ${i + 2} cups of flour, sift it, and fold it into the batter gently.`);
+const dialogue = Array.from({ length: 400 }, (_, i) =>
+  i % 2 === 0
+    ? { role: 'teacher', text: `Now do step ${(i >> 1) % 40}: measure ${i} grams, sift the flour twice and fold it gently into the batter, then tell me what you see.` }
+    : { role: 'learner', text: `I measured ${i} grams and sifted it. Should I fold it all at once or in parts?` },
+);
+const fitRows = Array.from({ length: 200_000 }, (_, i) => ({ user: i % 2000, skill: `s${i % 25}`, correct: (i * 2654435761) % 7 < 4 ? 1 : 0 }));
+const HEAVY: Record<string, { path: string; body: string }> = {
+  'evaluate-plan, 4 dense 15-step plans + gold': {
+    path: '/evaluate-plan',
+    body: JSON.stringify({ plans: [1, 2, 3, 4].map((s) => ({ plan: densePlan(15, s) })), gold: densePlan(15, 9) }),
+  },
+  // Realistic plans are 4.7 KB each, so 4,096 of them pass the 16 MiB body limit: the example plan is used.
+  'score-plan, 4,096 plans': { path: '/score-plan', body: JSON.stringify({ run_id: null, groups: Array.from({ length: 512 }, () => ({ ...EXAMPLE_SCORE_REQUEST.groups[0]!, completions: Array(8).fill(EXAMPLE_SCORE_REQUEST.groups[0]!.completions[0]) })) }) },
+  'evaluate-dialogue, 400 messages': { path: '/evaluate-dialogue', body: JSON.stringify({ messages: dialogue, reference: tutorial }) },
+  'trace-knowledge/fit, 200,000 rows': { path: '/trace-knowledge/fit', body: JSON.stringify({ rows: fitRows }) },
+};
+
+/** /health every 10 ms while `work` runs. */
+async function probeDuring(work: Promise<unknown>): Promise<{ max: number; p99: number; probes: number }> {
+  let done = false;
+  work.finally(() => (done = true)).catch(() => undefined);
+  const ms: number[] = [];
+  while (!done) {
+    const t = performance.now();
+    await (await fetch(`${base}/health`)).arrayBuffer();
+    ms.push(performance.now() - t);
+    await sleep(10);
+  }
+  await work;
+  return { max: Math.max(...ms), p99: q(ms, 0.99), probes: ms.length };
+}
+
+/** Requests completed per second by `clients` closed-loop clients over THROUGHPUT_MS, with their p50. */
+async function throughput(path: string, body: () => string, clients: number): Promise<{ rps: number; p50: number }> {
+  const end = performance.now() + THROUGHPUT_MS;
+  const lat: number[] = [];
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        const status = await post(path, body());
+        if (status !== 200) throw new Error(`${path}: HTTP ${status}`);
+        lat.push(performance.now() - t);
+      }
+    }),
+  );
+  return { rps: lat.length / (THROUGHPUT_MS / 1000), p50: median(lat) };
+}
+
+const verifyBody = (() => {
+  let n = 0;
+  return () => {
+    n++;
+    return JSON.stringify({
+      task: { description: 'def running_total(xs): return the running totals of xs', dependencies: ['itertools.accumulate'], solution_steps: ['Keep a sum', 'Append the sum after each item'] },
+      context: [
+        { role: 'tutor', text: `What should running_total([1, 2, ${n}]) return?` },
+        { role: 'student', text: `I think [1, 3, ${n + 3}], but my loop prints something else.` },
+      ],
+      candidates: Array.from({ length: 20 }, (_, i) => `Candidate ${i} for round ${n}: what does your loop add at step ${i}?`),
+    });
+  };
+})();
+
+const out: Record<string, unknown> = { workers: process.env.WORKERS ?? 'default (cores)', rounds: ROUNDS };
+// SOAK_ONLY=1: only the idle figure and the soak (for comparing memory settings).
+const soakOnly = process.env.SOAK_ONLY === '1';
+try {
+  await sleep(1000);
+  out.rss_idle_mb = rssMb();
+  if (!soakOnly) await figures();
+  await soak();
+} finally {
+  child.kill('SIGTERM');
+}
+console.log(JSON.stringify(out, null, 2));
+
+async function figures(): Promise<void> {
+  const health: Record<string, unknown> = {};
+  for (const [name, h] of Object.entries(HEAVY)) {
+    const runs = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const t = performance.now();
+      const probe = await probeDuring(post(h.path, h.body).then((s) => { if (s !== 200) throw new Error(`${name}: HTTP ${s}`); }));
+      runs.push({ ...probe, request_ms: performance.now() - t });
+    }
+    health[name] = { health_max_ms: round1(median(runs.map((x) => x.max))), health_p99_ms: round1(median(runs.map((x) => x.p99))), request_ms: Math.round(median(runs.map((x) => x.request_ms))), probes: median(runs.map((x) => x.probes)) };
+  }
+  out.health_during_heavy = health;
+
+  const small = JSON.stringify({ ...benchBatch(8, 8), run_id: null });
+  for (const [name, path, body] of [['score-plan 8×8', '/score-plan', () => small], ['verify-turn N=20', '/verify-turn', verifyBody]] as const) {
+    const ratios: number[] = [];
+    const one: number[] = [];
+    const four: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const a = await throughput(path, body, 1);
+      const b = await throughput(path, body, 4);
+      ratios.push(b.rps / a.rps);
+      one.push(a.rps);
+      four.push(b.rps);
+    }
+    out[`${name} throughput`] = { one_client_rps: round1(median(one)), four_clients_rps: round1(median(four)), ratio: Number(median(ratios).toFixed(2)) };
+  }
+
+  const big = JSON.stringify({ ...benchBatch(64, 8), run_id: null });
+  const p50s: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const ms: number[] = [];
+    for (let i = 0; i < 45; i++) {
+      const t = performance.now();
+      await post('/score-plan', big);
+      if (i >= 5) ms.push(performance.now() - t);
+    }
+    p50s.push(median(ms));
+  }
+  out['score-plan 64×8 one client p50 ms'] = round1(median(p50s));
+
+  const late: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const body = JSON.stringify({ plans: [1, 2, 3, 4].map((s) => ({ plan: densePlan(15, s) })), gold: densePlan(15, 9), options: { deadline_ms: 1000 } });
+    const t = performance.now();
+    const status = await post('/evaluate-plan', body);
+    if (status !== 504) throw new Error(`deadline: HTTP ${status}`);
+    late.push(performance.now() - t - 1000);
+    await sleep(2500); // the stopped work lets go of its worker
+  }
+  out['answered after the deadline, ms past it'] = round1(median(late));
+}
+
+async function soak(): Promise<void> {
+  const small = JSON.stringify({ ...benchBatch(8, 8), run_id: null });
+  const big = JSON.stringify({ ...benchBatch(64, 8), run_id: null });
+  // Mixed soak: 8 connections cycling through the routes, light and heavy.
+  const mix = [
+    ['/score-plan', () => small],
+    ['/score-plan', () => big],
+    ['/verify-turn', verifyBody],
+    ['/evaluate-dialogue', () => JSON.stringify({ messages: dialogue.slice(0, 40), reference: tutorial })],
+    ['/trace-knowledge/fit', () => JSON.stringify({ rows: fitRows.slice(0, 20_000) })],
+    ['/evaluate-plan', () => JSON.stringify({ plans: [1, 2].map((s) => ({ plan: densePlan(8, s) })), gold: densePlan(8, 9) })],
+  ] as const;
+  const soakEnd = performance.now() + SOAK_SECONDS * 1000;
+  let peak = 0;
+  let requests = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb())), 1000);
+  await Promise.all(
+    Array.from({ length: 8 }, async (_, c) => {
+      for (let i = c; performance.now() < soakEnd; i++) {
+        const [path, body] = mix[i % mix.length]!;
+        const s = await post(path, body());
+        if (s !== 200) throw new Error(`soak ${path}: HTTP ${s}`);
+        requests++;
+      }
+    }),
+  );
+  clearInterval(sampler);
+  out.soak = { seconds: SOAK_SECONDS, connections: 8, requests, rss_peak_mb: peak, rss_end_mb: rssMb() };
+  await sleep(30_000);
+  (out.soak as Record<string, unknown>).rss_30s_after_mb = rssMb();
+}
