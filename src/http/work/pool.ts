@@ -69,7 +69,8 @@ export interface PoolOptions {
 const WORKER_YOUNG_GENERATION_MB = 48;
 
 const isFailure = (x: unknown): x is TaskFailure => typeof x === 'object' && x !== null && 'failure' in x && typeof (x as TaskFailure).failure === 'string';
-function unwrap<T>(x: T | TaskFailure): T {
+/** A task's value, or its failure thrown as TaskRefused. */
+export function unwrap<T>(x: T | TaskFailure): T {
   if (isFailure(x)) throw new TaskRefused(x.failure, x.message);
   return x;
 }

@@ -6,9 +6,10 @@ import { EXAMPLE_SCORE_REQUEST } from '../../../src/contracts/examples.js';
 import { testApp } from '../../support/app.js';
 import { densePlan } from '../../support/plans.js';
 
-// Three graph edit distances between dense 15-step plans, each searching up to its per-pair bound.
+// Ten graph edit distances between dense 15-step plans (4 against gold, 6 between them), each searching
+// up to its per-pair bound.
 const slowGed = (gedMs: number, deadlineMs?: number) => ({
-  plans: [{ plan: densePlan(15, 1) }, { plan: densePlan(15, 2) }],
+  plans: [1, 2, 4, 5].map((seed) => ({ plan: densePlan(15, seed) })),
   gold: densePlan(15, 3),
   options: { ged_timeout_ms: gedMs, ...(deadlineMs ? { deadline_ms: deadlineMs } : {}) },
 });
@@ -34,7 +35,7 @@ t.test('/health answers while a slow graph-edit-distance request runs', async (t
   t.teardown(() => app.close());
   const started = performance.now();
   let finished = 0;
-  const slow = post(base, '/evaluate-plan', slowGed(1500)).then(async (r) => {
+  const slow = post(base, '/evaluate-plan', slowGed(800)).then(async (r) => {
     finished = performance.now();
     return r.status;
   });
@@ -83,7 +84,7 @@ t.test('the server deadline bounds every request; a body deadline cannot raise i
 t.test('a full queue sheds at once with Retry-After, and /ready says the pool is saturated', async (t) => {
   const { app, base } = await listening({ WORKERS: 1, MAX_QUEUE: 1 });
   t.teardown(() => app.close());
-  const busy = post(base, '/evaluate-plan', slowGed(1500));
+  const busy = post(base, '/evaluate-plan', slowGed(500));
   await new Promise((r) => setTimeout(r, 150));
   const queued = post(base, '/evaluate-text', { hypothesis: 'a b c', references: ['a b c'] });
   await new Promise((r) => setTimeout(r, 150));
@@ -104,7 +105,7 @@ t.test('a full queue sheds at once with Retry-After, and /ready says the pool is
 t.test('a client that disconnects takes its queued work with it', async (t) => {
   const { app, base } = await listening({ WORKERS: 1 });
   t.teardown(() => app.close());
-  const busy = post(base, '/evaluate-plan', slowGed(1500));
+  const busy = post(base, '/evaluate-plan', slowGed(500));
   await new Promise((r) => setTimeout(r, 150));
   const leaving = new AbortController();
   const gone = post(base, '/trace-knowledge/fit', { rows: [{ user: 1, skill: 'a', correct: 1 }] }, leaving.signal).catch((e: Error) => e.name);
