@@ -101,6 +101,8 @@ t.test('texts too long for ROUGE-L are refused with a 400, not scored for second
   const app = await testApp();
   t.teardown(() => app.close());
   const long = (k: number) => Array.from({ length: 2100 }, (_, i) => `The teacher explains step ${i + k} and the learner asks why.`).join(' ').slice(0, EVALUATE_LIMITS.maxTextChars);
+  // The workers start with the app; the time below is the request's alone.
+  t.equal((await app.inject({ method: 'POST', url: '/evaluate-text', payload: { hypothesis: 'a b', references: ['a b'] } })).statusCode, 200);
   const started = performance.now();
   const res = await app.inject({ method: 'POST', url: '/evaluate-text', payload: { hypothesis: long(0), references: [long(7)] } });
   t.equal(res.statusCode, 400);
