@@ -101,8 +101,11 @@ export const evaluateRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
         }
         if (req.body.reference !== undefined) await untilAborted(ctx.encoder.get(), signal); // the token match needs it
         // The judge waits on the network, on this thread, while a worker computes the rest.
-        const input = judgeInput(req.body);
-        const judging = options?.judge && ctx.judge ? judgeConversation(ctx.judge, input.conversation, input.reference) : undefined;
+        let judging: ReturnType<typeof judgeConversation> | undefined;
+        if (options?.judge && ctx.judge) {
+          const { conversation, reference } = judgeInput(req.body);
+          judging = judgeConversation(ctx.judge, conversation, reference);
+        }
         const [{ counts, versions, ...metrics }, judge] = await Promise.all([refusingTooLong('$.messages', ctx.pool.run('evaluateDialogueTask', req.body, signal)), judging]);
         return { ...metrics, ...(judge ? { judge } : {}), counts, versions, latency_ms: ms(started) };
       },

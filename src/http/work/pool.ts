@@ -100,19 +100,17 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
   // A worker that dies (out of memory, a native crash) fails its task and is replaced; without a listener
   // piscina's 'error' event would end the process.
   pool.on('error', (e: Error) => o.onWorkerError(e));
-  // Tasks handed to piscina and not settled: the first `workers` of them run, the rest wait. The bound is
-  // kept here rather than by piscina's maxQueue, so that what /ready reports is what admission decides.
-  let inFlight = 0;
-  // Cancel flags and settlements of the tasks in flight, so that closing can stop and await them.
+  // Tasks handed to piscina and not settled, by cancel flag: the first `workers` of them run, the rest wait.
+  // The bound is kept here rather than by piscina's maxQueue, so that what /ready reports is what admission
+  // decides; closing stops and awaits them.
   const live = new Map<Int32Array, Promise<unknown>>();
   return {
     workers: o.workers,
     async run(name, input, signal) {
       if (signal.aborted) throw signal.reason;
-      if (inFlight - o.workers >= o.maxQueue) throw new Overloaded(`all ${o.workers} workers are busy and ${o.maxQueue} tasks wait (MAX_QUEUE)`);
+      if (live.size - o.workers >= o.maxQueue) throw new Overloaded(`all ${o.workers} workers are busy and ${o.maxQueue} tasks wait (MAX_QUEUE)`);
       const cancel = new Int32Array(new SharedArrayBuffer(4));
       const native = NATIVE.has(name);
-      inFlight++;
       const task = pool.run({ name, input, cancel }, native ? {} : { signal });
       // The worker is busy until the task settles, even when its request was answered before.
       live.set(
@@ -120,10 +118,7 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
         task.then(
           () => undefined,
           () => undefined,
-        ).finally(() => {
-          inFlight--;
-          live.delete(cancel);
-        }),
+        ).finally(() => live.delete(cancel)),
       );
       const onAbort = () => Atomics.store(cancel, 0, 1);
       signal.addEventListener('abort', onAbort, { once: true });
@@ -137,8 +132,8 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
       }
     },
     status() {
-      const running = Math.min(inFlight, o.workers);
-      const queued = inFlight - running;
+      const running = Math.min(live.size, o.workers);
+      const queued = live.size - running;
       return { workers: o.workers, running, queued, max_queue: o.maxQueue, saturated: queued >= o.maxQueue && running === o.workers, utilization: Number(pool.utilization.toFixed(4)) };
     },
     // Terminating a worker inside onnxruntime aborts the process: tasks are told to stop and awaited first.
