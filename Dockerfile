@@ -1,21 +1,33 @@
-# Not exercised by CI (no Docker engine on the build machines); kept deliberately simple.
+# Not exercised by CI (no Docker engine on the build machines); test/docker/image-env.test.ts runs the
+# built dist/ the way this image does. Kept deliberately simple.
+
+# Build stage: native modules come from the npm registry and compile here against Node's own headers,
+# so nothing is downloaded from elsewhere: better-sqlite3 from source (no prebuilt binary fetched from
+# GitHub); onnxruntime-node ships its CPU binaries inside the npm package (.npmrc skips its CUDA download).
 FROM node:20-bookworm-slim AS build
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
+ENV npm_config_build_from_source=true npm_config_nodedir=/usr/local
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+# onnxruntime-node carries binaries for every platform; the image keeps its own.
+RUN npm run build && npm prune --omit=dev \
+  && find node_modules/onnxruntime-node/bin -mindepth 3 -maxdepth 3 -type d ! -path "*/linux/$(node -p process.arch)" -exec rm -rf {} +
 
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
+# Run state lives on the /data volume (SQLite), unless STATE_URL points at PostgreSQL.
+ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 STATE_DIR=/data
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY models ./models
+RUN mkdir -p /data && chown node:node /data
+VOLUME /data
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "--max-semi-space-size=64", "dist/main.js"]
+CMD ["node", "dist/main.js"]

@@ -1,5 +1,7 @@
 // Run bookkeeping costs (part of `npm run bench`): scoring with step accounting against the stateless path
-// in the same run, the time one step finalization takes, and the state database's size after 10,000 steps.
+// in the same run, recording a 512-plan request and finalizing its step, and the state's size after
+// 10,000 steps. On SQLite, or on PostgreSQL when STATE_URL is set (`npm run bench:runs:postgres` starts a
+// throwaway cluster).
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,9 +11,9 @@ import { benchBatch } from './realistic-plans.js';
 
 type Src<T> = T;
 const dist = (p: string) => new URL(`../dist/${p}`, import.meta.url).href;
-const { RunStore } = (await import(dist('runs/store.js'))) as Src<typeof import('../src/runs/store.js')>;
+const { openRunStore } = (await import(dist('runs/open-store.js'))) as Src<typeof import('../src/runs/open-store.js')>;
 const { RunLedger } = (await import(dist('runs/ledger.js'))) as Src<typeof import('../src/runs/ledger.js')>;
-const { ReplayCache } = (await import(dist('runs/idempotency.js'))) as Src<typeof import('../src/runs/idempotency.js')>;
+const { ReplyCache } = (await import(dist('runs/idempotency.js'))) as Src<typeof import('../src/runs/idempotency.js')>;
 const { scoreInRun, localScorer } = (await import(dist('runs/score-in-run.js'))) as Src<typeof import('../src/runs/score-in-run.js')>;
 const { RunTurns } = (await import(dist('runs/turns.js'))) as Src<typeof import('../src/runs/turns.js')>;
 const { DEFAULT_SCORING } = (await import(dist('scoring/score-groups.js'))) as Src<typeof import('../src/scoring/score-groups.js')>;
@@ -21,11 +23,11 @@ const limits = { maxCompletionBytes: 256 * 1024, maxStepsPerPlan: 1000 };
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const fmt = (x: number, d = 2) => x.toFixed(d);
 
+const STATE_URL = process.env.STATE_URL;
 const dir = mkdtempSync(join(tmpdir(), 'bench-runs-'));
-const store = new RunStore(dir);
+const store = await openRunStore(STATE_URL, dir);
 const ledger = new RunLedger(store, { lambda_hard: 10 });
-const replays = new ReplayCache(256 * 1024 * 1024);
-const deps = { ledger, replays, turns: new RunTurns(), serviceDefaults: DEFAULT_SCORING };
+const deps = { ledger, replies: new ReplyCache(64 * 1024 * 1024), turns: new RunTurns(), serviceDefaults: DEFAULT_SCORING };
 const never = new AbortController().signal;
 const batch = benchBatch(64, 8);
 
@@ -59,37 +61,55 @@ for (let i = 0; i < ROUNDS + 10; i++) {
   }
 }
 
-// 2. Finalizing one 512-plan step: order-independent means, EMA, weights, one SQLite transaction.
+// 2. Recording a 512-plan request (one transaction: the plans' raw values, counters, receipt) and finalizing
+//    its step (order-independent means, EMA, weights, one transaction).
 const rand = mulberry32(3);
 const raws = Array.from({ length: 512 }, () => ({ struct: rand(), pers: rand(), ped: rand() }));
+const recordMs: number[] = [];
 const finalizeMs: number[] = [];
 for (let s = 0; s < 300; s++) {
-  const ticket = ledger.enter('finalize', s);
-  ledger.record(ticket, raws, 50);
-  const t = performance.now();
-  ledger.finalize('finalize');
+  let t = performance.now();
+  await ledger.count('finalize', s, { raws, gated: 50 }, 10, { key: `k${s}`, fingerprint: 'f' });
+  recordMs.push(performance.now() - t);
+  t = performance.now();
+  await ledger.finalize('finalize');
   finalizeMs.push(performance.now() - t);
 }
-store.close();
 
-// 3. State size after 10,000 steps of one run (8 plans a step; the history holds one row per step).
-const sizeDir = mkdtempSync(join(tmpdir(), 'bench-size-'));
-const sizeStore = new RunStore(sizeDir);
-const sizeLedger = new RunLedger(sizeStore, { lambda_hard: 10 });
+// 3. State size after 10,000 steps of one run (8 plans a step; the history holds one row per step), with
+//    the bench's other runs deleted first.
+await ledger.delete('bench');
+await ledger.delete('finalize');
 const t10k = performance.now();
-for (let s = 0; s < 10_000; s++) sizeLedger.record(sizeLedger.enter('size', s), raws.slice(0, 8), 1);
-sizeLedger.finalize('size');
+for (let s = 0; s < 10_000; s++) await ledger.count('size', s, { raws: raws.slice(0, 8), gated: 1 }, 10);
+await ledger.finalize('size');
 const tenKMs = performance.now() - t10k;
-sizeStore.close(); // closing checkpoints the WAL into the database file
-const dbBytes = statSync(join(sizeDir, 'runs.sqlite')).size;
+let dbBytes: number;
+if (STATE_URL) {
+  const pg = (await import('pg')).default;
+  const c = new pg.Client({ connectionString: STATE_URL });
+  await c.connect();
+  await c.query('VACUUM FULL');
+  const r = await c.query<{ bytes: string }>(
+    `SELECT sum(pg_total_relation_size(c.oid))::text AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = 'public' AND c.relkind = 'r'`,
+  );
+  dbBytes = Number(r.rows[0]!.bytes);
+  await c.end();
+  await store.close();
+} else {
+  await store.close(); // closing checkpoints the WAL into the database file
+  dbBytes = statSync(join(dir, 'runs.sqlite')).size;
+}
 rmSync(dir, { recursive: true, force: true });
-rmSync(sizeDir, { recursive: true, force: true });
 
 const results = {
+  engine: store.engine,
   batch: '64 groups × 8 plans',
   stateless_ms: { p50: q(stateless, 0.5), p99: q(stateless, 0.99) },
   bookkeeping_ms: { p50: q(booked, 0.5), p99: q(booked, 0.99) },
   bookkeeping_overhead_p50: q(booked, 0.5) / q(stateless, 0.5) - 1,
+  record_512_plan_request_ms: { p50: q(recordMs, 0.5), p99: q(recordMs, 0.99) },
   finalize_512_plan_step_ms: { p50: q(finalizeMs, 0.5), p99: q(finalizeMs, 0.99) },
   ten_thousand_steps: { seconds: tenKMs / 1000, database_bytes: dbBytes, bytes_per_step: dbBytes / 10_000 },
 };
@@ -98,7 +118,8 @@ console.log(
   [
     `stateless  : p50 ${fmt(results.stateless_ms.p50)} ms, p99 ${fmt(results.stateless_ms.p99)} ms`,
     `with run   : p50 ${fmt(results.bookkeeping_ms.p50)} ms, p99 ${fmt(results.bookkeeping_ms.p99)} ms (${fmt(100 * results.bookkeeping_overhead_p50, 1)} % over stateless)`,
+    `record     : p50 ${fmt(results.record_512_plan_request_ms.p50, 3)} ms, p99 ${fmt(results.record_512_plan_request_ms.p99, 3)} ms per 512-plan request`,
     `finalize   : p50 ${fmt(results.finalize_512_plan_step_ms.p50, 3)} ms, p99 ${fmt(results.finalize_512_plan_step_ms.p99, 3)} ms per 512-plan step`,
-    `10,000 steps: ${fmt(results.ten_thousand_steps.seconds)} s, database ${(dbBytes / 1024 / 1024).toFixed(2)} MiB (${Math.round(results.ten_thousand_steps.bytes_per_step)} B/step)`,
+    `10,000 steps: ${fmt(results.ten_thousand_steps.seconds)} s, ${results.engine} state ${(dbBytes / 1024 / 1024).toFixed(2)} MiB (${Math.round(results.ten_thousand_steps.bytes_per_step)} B/step)`,
   ].join('\n'),
 );

@@ -2,12 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
 /**
- * The production build in its own process, started as `npm start` starts it (same V8 flags as
- * package.json: a larger young generation for allocation-heavy batches); resolves with its address once
- * it is ready and every capability has loaded, so no measurement overlaps model loading.
+ * The production build in its own process, started as `npm start` starts it; resolves with its address
+ * once it is ready and every capability has loaded, so no measurement overlaps model loading.
  */
 export async function startBuiltService(env: Record<string, string> = {}): Promise<{ base: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', 'dist/main.js'], {
+  const child = spawn(process.execPath, ['dist/main.js'], {
     cwd: new URL('..', import.meta.url),
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -99,7 +99,7 @@ export async function buildApp(config: Config): Promise<App> {
   const ctx = await scoringContext(config, (err) => app.log.error({ err }, 'a pool worker failed and was replaced'));
   app.addHook('onClose', async () => {
     await ctx.pool.close();
-    ctx.store.close();
+    await ctx.store.close();
   });
   const capabilities = { verify_turn: ctx.verifier, trace_knowledge: ctx.encoder };
   await app.register(healthRoutes(readiness, capabilities, ctx.pool));

@@ -16,6 +16,8 @@ export const ConfigSchema = z.object({
   MAX_STEPS_PER_PLAN: int(1000),
   LAMBDA_HARD: z.coerce.number().min(0).default(10),
   STATE_DIR: z.string().min(1).default('./state'),
+  // postgres://… puts all run state in PostgreSQL, shared by every replica; unset: SQLite under STATE_DIR.
+  STATE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL').optional(),
   REPLAY_CACHE_BYTES: int(64 * 1024 * 1024),
   ENCODER_DIR: z.string().min(1).default(fileURLToPath(new URL('../models/use-lite', import.meta.url))),
   VERIFIER_DIR: z.string().min(1).default(fileURLToPath(new URL('../models/verifier', import.meta.url))),
@@ -27,6 +29,9 @@ export const ConfigSchema = z.object({
   // Work waiting for a worker, in tasks; past it a request is refused at once with 503 and Retry-After.
   MAX_QUEUE: z.coerce.number().int().min(0).default(64),
   REQUEST_DEADLINE_MS: int(30_000),
+  // V8 old generation per worker; a task that needs more fails with 503 (the worker is replaced). Below 64 a
+  // replacement worker may not even boot, and piscina then stops replacing workers.
+  WORKER_HEAP_MB: z.coerce.number().int().min(64).default(128),
   // The optional LLM judge of /evaluate-dialogue: any OpenAI-compatible API (vLLM, Ollama, a hosted one).
   JUDGE_BASE_URL: z.url().optional(),
   JUDGE_MODEL: z.string().min(1).default('default'),

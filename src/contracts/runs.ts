@@ -92,7 +92,7 @@ export const RunViewSchema = z
     ema: AxisVectorSchema.nullable(),
     last_finalized_step: z.number().int().nullable(),
     finalized_steps: z.number().int(),
-    open_step: OpenStepSchema.nullable().describe('The step being accumulated (kept in memory until finalized)'),
+    open_step: OpenStepSchema.nullable().describe('The step being accumulated (durable; folded into the EMA when finalized)'),
     created_at: z.string(),
     updated_at: z.string(),
   })

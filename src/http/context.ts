@@ -1,10 +1,11 @@
 import type { Config } from '../config.js';
 import type { JudgeConfig } from '../metrics/judge/client.js';
 import type { PlanLimits } from '../plan/parse.js';
-import { ReplayCache } from '../runs/idempotency.js';
+import { ReplyCache } from '../runs/idempotency.js';
 import { RunLedger } from '../runs/ledger.js';
 import type { RunDeps } from '../runs/score-in-run.js';
-import { RunStore } from '../runs/store.js';
+import { openRunStore } from '../runs/open-store.js';
+import type { RunStore } from '../runs/store.js';
 import { RunTurns } from '../runs/turns.js';
 import { DEFAULT_SCORING, type ScoringDefaults } from '../scoring/score-groups.js';
 import { Capability } from './capability.js';
@@ -16,7 +17,7 @@ export interface ScoringContext {
   requestLimits: { maxPlansPerRequest: number };
   defaults: ScoringDefaults;
   ledger: RunLedger;
-  replays: ReplayCache;
+  replies: ReplyCache;
   store: RunStore;
   /** Arrival order of each run's bookkeeping. */
   turns: RunTurns;
@@ -40,14 +41,15 @@ export function serviceDefaults(config: Config): ScoringDefaults {
   return { ...DEFAULT_SCORING, lambda_hard: config.LAMBDA_HARD };
 }
 
-export const runDeps = (ctx: ScoringContext): RunDeps => ({ ledger: ctx.ledger, replays: ctx.replays, turns: ctx.turns, serviceDefaults: ctx.defaults });
+export const runDeps = (ctx: ScoringContext): RunDeps => ({ ledger: ctx.ledger, replies: ctx.replies, turns: ctx.turns, serviceDefaults: ctx.defaults });
 
 export async function scoringContext(config: Config, onWorkerError: (e: Error) => void = () => undefined): Promise<ScoringContext> {
-  const store = new RunStore(config.STATE_DIR);
+  const store = await openRunStore(config.STATE_URL, config.STATE_DIR);
   const defaults = serviceDefaults(config);
   const pool = await createPool({
     workers: config.WORKERS,
     maxQueue: config.MAX_QUEUE,
+    heapMb: config.WORKER_HEAP_MB,
     onWorkerError,
     settings: { encoderDir: config.ENCODER_DIR, verifierDir: config.VERIFIER_DIR, encoderCacheSize: config.ENCODER_CACHE_SIZE, encoderBatchSize: config.ENCODER_BATCH_SIZE },
   });
@@ -62,7 +64,7 @@ export async function scoringContext(config: Config, onWorkerError: (e: Error) =
     requestLimits: { maxPlansPerRequest: config.MAX_PLANS_PER_REQUEST },
     defaults,
     ledger: new RunLedger(store, defaults),
-    replays: new ReplayCache(config.REPLAY_CACHE_BYTES),
+    replies: new ReplyCache(config.REPLAY_CACHE_BYTES),
     store,
     turns: new RunTurns(),
     pool,

@@ -3,8 +3,9 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ErrorResponse } from '../contracts/errors.js';
 import { jsonPath } from '../plan/violations.js';
 import { InvalidRunConfig, RunNotFound } from '../runs/ledger.js';
+import { StoreUnavailable } from '../runs/store.js';
 import { CapabilityUnavailable } from './capability.js';
-import { ClientGone, DeadlineExceeded, Overloaded, TaskRefused } from './work/pool.js';
+import { ClientGone, DeadlineExceeded, Overloaded, TaskRefused, WorkerOutOfMemory } from './work/pool.js';
 
 export class RequestError extends Error {
   constructor(
@@ -34,7 +35,10 @@ export function installErrorHandler(app: FastifyInstance): void {
       // Nobody reads this answer; the status keeps the log line honest.
       return reply.code(499).send({ statusCode: 499, error: 'Client Closed Request', message: err.message } satisfies ErrorResponse);
     }
-    if (err instanceof CapabilityUnavailable || (err instanceof TaskRefused && err.failure === 'unavailable')) {
+    if (err instanceof StoreUnavailable) {
+      return reply.code(503).header('retry-after', '1').send({ statusCode: 503, error: 'Service Unavailable', message: `${err.message}; nothing was recorded, retry later` } satisfies ErrorResponse);
+    }
+    if (err instanceof CapabilityUnavailable || err instanceof WorkerOutOfMemory || (err instanceof TaskRefused && err.failure === 'unavailable')) {
       return reply.code(503).send({ statusCode: 503, error: 'Service Unavailable', message: err.message } satisfies ErrorResponse);
     }
     if (hasZodFastifySchemaValidationErrors(err)) {

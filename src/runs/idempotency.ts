@@ -1,73 +1,36 @@
 import { createHash } from 'node:crypto';
-import type { RunStepInfoSchema } from '../contracts/runs.js';
-import type { ScoringDefaults } from '../scoring/score-groups.js';
-import type { z } from 'zod';
+import { LRUCache } from 'lru-cache';
 
-/** What a counted request needs to be answered again byte for byte: its step's weights and options. */
-export interface Receipt {
-  fingerprint: string;
-  run: z.infer<typeof RunStepInfoSchema>;
-  defaults: ScoringDefaults;
+/** A request's identity for Idempotency-Key: the same key with a different body is a conflict. */
+export function fingerprint(body: unknown): string {
+  return createHash('sha256').update(JSON.stringify(body)).digest('base64url');
 }
 
-const MAX_RECEIPTS = 100_000;
+/** Where a key's receipt is kept in its run: per step (or "auto" for step-less requests) and key. */
+export function receiptKey(step: number | undefined, idempotencyKey: string): string {
+  // The step part has no space, so the first space ends it.
+  return `${step ?? 'auto'} ${idempotencyKey}`;
+}
 
 /**
- * Requests that carried an Idempotency-Key, per (run, step, key). Two tiers: the serialized reply, kept
- * while it fits in `maxBytes` (oldest evicted first), and a small receipt per key (the last 100,000 keys)
- * from which an evicted reply is rebuilt — scoring is deterministic given the step's weights and options —
- * so a retry is never counted twice while the process lives. After a restart the open step is gone
- * anyway; a retry of a finalized step is then late and still never folds into the EMA twice.
+ * Replies to counted requests that carried an Idempotency-Key, by receipt id, while they fit in `maxBytes`
+ * (least recently used dropped first). Only a shortcut: the receipt itself is in the run store, and an
+ * evicted reply — or one counted by another replica — is rebuilt from it, since scoring is deterministic
+ * given the step's weights and options.
  */
-export class ReplayCache {
-  private readonly bodies = new Map<string, string>();
-  private readonly receipts = new Map<string, Receipt>();
-  private bytes = 0;
+export class ReplyCache {
+  private readonly bodies: LRUCache<string, string>;
 
-  constructor(private readonly maxBytes: number) {}
-
-  static fingerprint(body: unknown): string {
-    return createHash('sha256').update(JSON.stringify(body)).digest('base64url');
+  constructor(maxBytes: number) {
+    this.bodies = new LRUCache<string, string>({ maxSize: maxBytes, sizeCalculation: (body) => Math.max(1, body.length * 2) });
   }
 
-  static key(runId: string, step: number | undefined, idempotencyKey: string): string {
-    return `${runId}\u0000${step ?? 'auto'}\u0000${idempotencyKey}`;
+  get(receiptId: string): string | undefined {
+    return this.bodies.get(receiptId);
   }
 
-  get(key: string): { receipt: Receipt; body: string | undefined } | undefined {
-    const receipt = this.receipts.get(key);
-    return receipt && { receipt, body: this.bodies.get(key) };
-  }
-
-  set(key: string, receipt: Receipt, body: string): void {
-    this.receipts.delete(key);
-    this.receipts.set(key, receipt);
-    if (this.receipts.size > MAX_RECEIPTS) this.drop(this.receipts.keys().next().value!);
-    this.dropBody(key);
-    const bytes = body.length * 2;
-    if (bytes > this.maxBytes) return;
-    this.bodies.set(key, body);
-    this.bytes += bytes;
-    for (const k of this.bodies.keys()) {
-      if (this.bytes <= this.maxBytes) break;
-      this.dropBody(k);
-    }
-  }
-
-  dropRun(runId: string): void {
-    for (const k of [...this.receipts.keys()]) if (k.startsWith(`${runId}\u0000`)) this.drop(k);
-  }
-
-  private drop(key: string): void {
-    this.receipts.delete(key);
-    this.dropBody(key);
-  }
-
-  private dropBody(key: string): void {
-    const body = this.bodies.get(key);
-    if (body !== undefined) {
-      this.bodies.delete(key);
-      this.bytes -= body.length * 2;
-    }
+  set(receiptId: string, body: string): void {
+    // A reply larger than the whole cache is not kept (lru-cache would refuse it anyway).
+    if (body.length * 2 <= this.bodies.maxSize) this.bodies.set(receiptId, body);
   }
 }

@@ -1,33 +1,28 @@
-import { DEFAULT_RUN_CONFIG, RunConfigSchema, type HistoryRow, type RunConfig, type RunConfigPatch, type RunView } from '../contracts/runs.js';
+import { DEFAULT_RUN_CONFIG, RunConfigSchema, type HistoryRow, type RunConfig, type RunConfigPatch, type RunStepInfoSchema, type RunView } from '../contracts/runs.js';
 import { isRefreshStep, refreshWeights, updateEma } from '../grpo/adaptive-weights.js';
-import { SOFT_AXES, type AxisVector } from '../grpo/compose.js';
+import type { AxisVector } from '../grpo/compose.js';
 import { orderIndependentMean } from '../grpo/stats.js';
 import { jsonPath } from '../plan/violations.js';
-import type { RunRecord, RunStore } from './store.js';
+import { scoringDefaultsOf, type ScoringDefaults } from '../scoring/score-groups.js';
+import type { OpenStep, RunRecord, RunStore, RunTx, StoredReceipt } from './store.js';
+import type { z } from 'zod';
 
-/** The step a run is accumulating. It lives in memory: a crash loses at most this step. */
-interface OpenStep {
-  step: number;
-  /** Opened by step-less requests (numbered by the service). */
-  auto: boolean;
-  weights: AxisVector;
-  values: Record<(typeof SOFT_AXES)[number], number[]>;
-  plans: number;
+/** Where one scoring request landed in its run: its step, the weights its plans are composed with. */
+export type StepInfo = z.infer<typeof RunStepInfoSchema>;
+
+/** What counting a request came to. */
+export type Counted =
+  | { kind: 'counted'; run: StepInfo; defaults: ScoringDefaults; receipt: string | undefined }
+  /** Its Idempotency-Key was counted before (here or on another replica, before or after a restart). */
+  | { kind: 'replay'; receipt: StoredReceipt }
+  | { kind: 'conflict' }
+  /** The run's λ_hard changed after the plans were judged: judge again with these defaults and retry. */
+  | { kind: 'stale'; defaults: ScoringDefaults };
+
+/** What a request brings to its step: its plans' raw axis values and how many were gated. */
+export interface Tally {
+  raws: readonly AxisVector[];
   gated: number;
-  requests: number;
-}
-
-/** Where one scoring request stands in its run, decided before it is scored. */
-export interface StepTicket {
-  runId: string;
-  step: number;
-  status: 'open' | 'late' | 'auto';
-  counted: boolean;
-  /** The step is not open yet: the first plans recorded for it open it (a request that fails opens nothing). */
-  opens: boolean;
-  weights: AxisVector;
-  config: RunConfig;
-  finalized: HistoryRow[];
 }
 
 export class RunNotFound extends Error {}
@@ -53,161 +48,148 @@ const normalize = (w: AxisVector): AxisVector => {
  * Step accounting for Reward-Adaptive GRPO (PersonalPlan §3.3, Appendix A.1): every plan of step s is
  * composed with the weights in force when s began, however the step is split over requests; step s folds
  * into the EMA exactly once, when the run first sees a later step or is told to finalize; late plans are
- * scored with their step's weights and never folded in. All methods are synchronous, so each request's
- * bookkeeping is atomic with respect to every other request.
+ * scored with their step's weights and never folded in. Each change is one transaction of the store under
+ * the run's lock, so it is exact across concurrent requests, processes and replicas, and a request that
+ * was acknowledged is committed.
  */
 export class RunLedger {
-  private readonly runs = new Map<string, RunRecord>();
-  private readonly open = new Map<string, OpenStep>();
-
   constructor(
     private readonly store: RunStore,
     private readonly defaults: { lambda_hard: number },
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  private load(id: string): RunRecord | null {
-    let run = this.runs.get(id) ?? null;
-    if (!run) {
-      run = this.store.getRun(id);
-      if (run) this.runs.set(id, run);
-    }
-    return run;
-  }
-
-  private loadOrCreate(id: string): RunRecord {
-    return this.load(id) ?? this.create(id, {});
-  }
-
-  private create(id: string, patch: RunConfigPatch): RunRecord {
+  private newRun(id: string, patch: RunConfigPatch): RunRecord {
     const config = validConfig({ ...DEFAULT_RUN_CONFIG, lambda_hard: this.defaults.lambda_hard, ...patch });
     const at = this.now().toISOString();
-    const run: RunRecord = {
-      id,
-      config,
-      weights: normalize(config.w0),
-      ema: null,
-      last_finalized_step: null,
-      finalized_steps: 0,
-      created_at: at,
-      updated_at: at,
-    };
-    this.store.saveRun(run);
-    this.runs.set(id, run);
+    return { id, config, weights: normalize(config.w0), ema: null, last_finalized_step: null, finalized_steps: 0, created_at: at, updated_at: at };
+  }
+
+  private async loadOrCreate(tx: RunTx, id: string): Promise<RunRecord> {
+    const existing = await tx.run();
+    if (existing) return existing;
+    const run = this.newRun(id, {});
+    await tx.saveRun(run);
     return run;
   }
 
   /** Creates a run or changes its configuration; new values apply from the next step on. */
-  configure(id: string, patch: RunConfigPatch): { run: RunView; created: boolean } {
-    const existing = this.load(id);
-    if (!existing) return { run: this.view(this.create(id, patch)), created: true };
-    const config = validConfig({ ...existing.config, ...patch });
-    const started = existing.last_finalized_step !== null || this.open.has(id);
-    // Before the first step, new initial weights are the weights.
-    const weights = !started && patch.w0 ? normalize(config.w0) : existing.weights;
-    const run = { ...existing, config, weights, updated_at: this.now().toISOString() };
-    this.store.saveRun(run);
-    this.runs.set(id, run);
-    return { run: this.view(run), created: false };
+  configure(id: string, patch: RunConfigPatch): Promise<{ run: RunView; created: boolean }> {
+    return this.store.withRun(id, async (tx) => {
+      const existing = await tx.run();
+      const open = await tx.openStep();
+      if (!existing) {
+        const run = this.newRun(id, patch);
+        await tx.saveRun(run);
+        return { run: view(run, open), created: true };
+      }
+      const config = validConfig({ ...existing.config, ...patch });
+      const started = existing.last_finalized_step !== null || open !== null;
+      // Before the first step, new initial weights are the weights.
+      const weights = !started && patch.w0 ? normalize(config.w0) : existing.weights;
+      const run = { ...existing, config, weights, updated_at: this.now().toISOString() };
+      await tx.saveRun(run);
+      return { run: view(run, open), created: false };
+    });
   }
 
-  get(id: string): RunView | null {
-    const run = this.load(id);
-    return run ? this.view(run) : null;
+  async get(id: string): Promise<RunView | null> {
+    const run = await this.store.getRun(id);
+    return run ? view(run, await this.store.openStep(id)) : null;
   }
 
-  list(): RunView[] {
-    return this.store.listRuns().map((r) => this.view(this.runs.get(r.id) ?? r));
+  async list(): Promise<RunView[]> {
+    const runs = await this.store.listRuns();
+    return Promise.all(runs.map(async (r) => view(r, await this.store.openStep(r.id))));
   }
 
-  history(id: string, offset: number, limit: number): { total: number; rows: HistoryRow[] } {
-    if (!this.load(id)) throw new RunNotFound(id);
+  async history(id: string, offset: number, limit: number): Promise<{ total: number; rows: HistoryRow[] }> {
+    if (!(await this.store.getRun(id))) throw new RunNotFound(id);
     return this.store.history(id, offset, limit);
   }
 
-  delete(id: string): boolean {
-    this.runs.delete(id);
-    this.open.delete(id);
-    return this.store.deleteRun(id);
+  delete(id: string): Promise<boolean> {
+    return this.store.withRun(id, (tx) => tx.deleteRun());
   }
 
   /** Finalizes the open step, if any (the end of training, or a trainer that wants it now). */
-  finalize(id: string): HistoryRow | null {
-    const run = this.load(id);
-    if (!run) throw new RunNotFound(id);
-    const open = this.open.get(id);
-    return open ? this.finalizeOpen(run, open) : null;
-  }
-
-  /** Decides, before scoring, which step a request belongs to and the weights its plans are composed with. */
-  enter(id: string, step: number | undefined): StepTicket {
-    const run = this.loadOrCreate(id);
-    const finalized: HistoryRow[] = [];
-    let open = this.open.get(id);
-    const ticket = (s: number, status: StepTicket['status'], weights: AxisVector, opens: boolean): StepTicket => ({
-      runId: id,
-      step: s,
-      status,
-      counted: status !== 'late',
-      opens,
-      weights,
-      config: run.config,
-      finalized,
+  finalize(id: string): Promise<{ finalized: HistoryRow | null; run: RunView }> {
+    return this.store.withRun(id, async (tx) => {
+      const run = await tx.run();
+      if (!run) throw new RunNotFound(id);
+      const open = await tx.openStep();
+      if (!open) return { finalized: null, run: view(run, null) };
+      const { row, after } = await this.finalizeOpen(tx, run, open);
+      return { finalized: row, run: view(after, null) };
     });
-
-    if (step === undefined) {
-      const sps = run.config.samples_per_step;
-      if (open && open.auto && sps !== null && open.plans < sps) return ticket(open.step, 'auto', open.weights, false);
-      const next = Math.max(run.last_finalized_step ?? -1, open?.step ?? -1) + 1;
-      if (open) finalized.push(this.finalizeOpen(run, open));
-      return ticket(next, 'auto', run.weights, true);
-    }
-
-    if (open && step === open.step) return ticket(step, 'open', open.weights, false);
-    if (open && step > open.step) {
-      finalized.push(this.finalizeOpen(run, open));
-      open = undefined;
-    }
-    if (!open && (run.last_finalized_step === null || step > run.last_finalized_step)) return ticket(step, 'open', run.weights, true);
-    // An earlier step: already finalized, or skipped. Weights in force when it began are those after the
-    // last finalized step before it.
-    return ticket(step, 'late', this.store.weightsBefore(id, step) ?? normalize(run.config.w0), false);
   }
 
   /**
-   * Adds a scored request's plans to its step (unless late), and closes a step-less step when it is full.
-   * Called synchronously right after `enter` for the same request, so the ticket still describes the run.
+   * Counts a scored request into its run, in one transaction: the replay check, which step it belongs to
+   * and the weights that apply, the steps it finalizes, its plans, and its receipt. `judgedWith` is the
+   * λ_hard its plans were gated with; if the run's has changed since, nothing is counted ('stale').
    */
-  record(t: StepTicket, raws: readonly AxisVector[], gated: number): HistoryRow[] {
-    const run = this.load(t.runId)!;
-    if (!t.counted) {
-      this.store.addLatePlans(t.runId, t.step, raws.length); // no row for a step that was skipped: a no-op
-      return t.finalized;
-    }
-    const open = t.opens ? this.openStep(t.runId, t.step, t.status === 'auto', t.weights) : this.open.get(t.runId)!;
-    for (const r of raws) for (const k of SOFT_AXES) open.values[k].push(r[k]);
-    open.plans += raws.length;
-    open.gated += gated;
-    open.requests += 1;
-    if (open.auto && (run.config.samples_per_step === null || open.plans >= run.config.samples_per_step)) {
-      return [...t.finalized, this.finalizeOpen(run, open)];
-    }
-    return t.finalized;
-  }
+  count(id: string, step: number | undefined, tally: Tally, judgedWith: number, receipt?: { key: string; fingerprint: string }): Promise<Counted> {
+    return this.store.withRun(id, async (tx): Promise<Counted> => {
+      if (receipt) {
+        const known = await tx.receipt(receipt.key);
+        if (known) return known.fingerprint === receipt.fingerprint ? { kind: 'replay', receipt: known } : { kind: 'conflict' };
+      }
+      let run = await this.loadOrCreate(tx, id);
+      const defaults = scoringDefaultsOf(run.config);
+      if (defaults.lambda_hard !== judgedWith) return { kind: 'stale', defaults };
+      let open = await tx.openStep();
+      const finalized: HistoryRow[] = [];
+      const fold = async (o: OpenStep) => {
+        const { row, after } = await this.finalizeOpen(tx, run, o);
+        finalized.push(row);
+        run = after;
+        open = null;
+      };
 
-  private openStep(id: string, step: number, auto: boolean, weights: AxisVector): OpenStep {
-    const open: OpenStep = { step, auto, weights, values: { struct: [], pers: [], ped: [] }, plans: 0, gated: 0, requests: 0 };
-    this.open.set(id, open);
-    return open;
+      // Which step, and whether the request joins the open one, opens a new one, or is late.
+      let target: { step: number; status: StepInfo['status']; weights: AxisVector; joins: boolean };
+      if (step === undefined) {
+        const sps = run.config.samples_per_step;
+        if (open && open.auto && sps !== null && open.plans < sps) target = { step: open.step, status: 'auto', weights: open.weights, joins: true };
+        else {
+          const next = Math.max(run.last_finalized_step ?? -1, open?.step ?? -1) + 1;
+          if (open) await fold(open);
+          target = { step: next, status: 'auto', weights: run.weights, joins: false };
+        }
+      } else if (open && step === open.step) target = { step, status: 'open', weights: open.weights, joins: true };
+      else {
+        if (open && step > open.step) await fold(open);
+        if (!open && (run.last_finalized_step === null || step > run.last_finalized_step)) target = { step, status: 'open', weights: run.weights, joins: false };
+        // An earlier step: already finalized, or skipped. Weights in force when it began are those after the
+        // last finalized step before it.
+        else target = { step, status: 'late', weights: (await tx.weightsBefore(step)) ?? normalize(run.config.w0), joins: false };
+      }
+
+      if (target.status === 'late') await tx.addLatePlans(target.step, tally.raws.length); // a skipped step has no row: a no-op
+      else {
+        const current: OpenStep = target.joins
+          ? open!
+          : { step: target.step, auto: target.status === 'auto', weights: target.weights, plans: 0, gated: 0, requests: 0 };
+        const grown = { ...current, plans: current.plans + tally.raws.length, gated: current.gated + tally.gated, requests: current.requests + 1 };
+        await tx.saveOpenStep(grown);
+        await tx.addValues(grown.step, tally.raws);
+        if (grown.auto && (run.config.samples_per_step === null || grown.plans >= run.config.samples_per_step)) await fold(grown);
+      }
+      const info: StepInfo = { id, step: target.step, status: target.status, counted: target.status !== 'late', weights: target.weights, finalized };
+      const stored = receipt ? await tx.putReceipt(receipt.key, { fingerprint: receipt.fingerprint, run: info, defaults }) : undefined;
+      return { kind: 'counted', run: info, defaults, receipt: stored };
+    });
   }
 
   // PersonalPlan A.1: fold the step's raw axis means into the EMA once; refresh the weights on schedule.
-  private finalizeOpen(run: RunRecord, open: OpenStep): HistoryRow {
+  private async finalizeOpen(tx: RunTx, run: RunRecord, open: OpenStep): Promise<{ row: HistoryRow; after: RunRecord }> {
     const c = run.config;
+    const values = await tx.values(open.step);
     const mean: AxisVector = {
-      struct: orderIndependentMean(open.values.struct),
-      pers: orderIndependentMean(open.values.pers),
-      ped: orderIndependentMean(open.values.ped),
+      struct: orderIndependentMean(values.struct),
+      pers: orderIndependentMean(values.pers),
+      ped: orderIndependentMean(values.ped),
     };
     const ema = updateEma(run.ema, mean, c.alpha);
     const refreshed = isRefreshStep(open.step, c);
@@ -227,25 +209,22 @@ export class RunLedger {
       refreshed,
       finalized_at: at,
     };
-    this.store.finalizeStep({ ...run, weights: weightsAfter, ema, last_finalized_step: open.step, finalized_steps: run.finalized_steps + 1, updated_at: at }, row);
-    // Only after the commit: a failed write leaves the step open and the run as it was.
-    Object.assign(run, { weights: weightsAfter, ema, last_finalized_step: open.step, finalized_steps: run.finalized_steps + 1, updated_at: at });
-    this.open.delete(run.id);
-    return row;
+    const after: RunRecord = { ...run, weights: weightsAfter, ema, last_finalized_step: open.step, finalized_steps: run.finalized_steps + 1, updated_at: at };
+    await tx.finalizeStep(after, row);
+    return { row, after };
   }
+}
 
-  private view(run: RunRecord): RunView {
-    const open = this.open.get(run.id);
-    return {
-      id: run.id,
-      config: run.config,
-      weights: run.weights,
-      ema: run.ema,
-      last_finalized_step: run.last_finalized_step,
-      finalized_steps: run.finalized_steps,
-      open_step: open ? { step: open.step, plans: open.plans, gated: open.gated, requests: open.requests, weights: open.weights } : null,
-      created_at: run.created_at,
-      updated_at: run.updated_at,
-    };
-  }
+function view(run: RunRecord, open: OpenStep | null): RunView {
+  return {
+    id: run.id,
+    config: run.config,
+    weights: run.weights,
+    ema: run.ema,
+    last_finalized_step: run.last_finalized_step,
+    finalized_steps: run.finalized_steps,
+    open_step: open ? { step: open.step, plans: open.plans, gated: open.gated, requests: open.requests, weights: open.weights } : null,
+    created_at: run.created_at,
+    updated_at: run.updated_at,
+  };
 }

@@ -12,6 +12,7 @@ import {
   planDetail,
   resolveOptions,
   scoringDefaultsOf,
+  tallyOf,
   type EvaluatedGroup,
   type Judged,
   type ScoreSummary,
@@ -19,8 +20,8 @@ import {
 } from '../scoring/score-groups.js';
 import { VERSIONS } from '../scoring/versions.js';
 import { composeSample } from '../scoring/score-samples.js';
-import { ReplayCache, type Receipt } from './idempotency.js';
-import type { RunLedger } from './ledger.js';
+import { fingerprint, receiptKey, type ReplyCache } from './idempotency.js';
+import type { Counted, RunLedger, StepInfo } from './ledger.js';
 import type { RunTurns } from './turns.js';
 
 export const DEFAULT_RUN_ID = 'default';
@@ -32,7 +33,7 @@ export type RunScoring =
 
 export interface RunDeps {
   ledger: RunLedger;
-  replays: ReplayCache;
+  replies: ReplyCache;
   turns: RunTurns;
   serviceDefaults: ScoringDefaults;
 }
@@ -40,8 +41,10 @@ export interface RunDeps {
 /** How a request's plans are judged and written out: the costly halves, run wherever the caller likes. */
 export interface PlanScorer<J> {
   judge(gate: GateOptions): Promise<J>;
+  /** Every judged plan, in request order. */
+  plans(judged: J): readonly Judged[];
   /** Composes the judged plans with `weights`; `write` gives the response text once the step info is known. */
-  compose(judged: J, options: ResolvedOptions, weights: AxisVector): { summary: ScoreSummary; raws: AxisVector[]; write: (run: Receipt['run'] | null) => string };
+  compose(judged: J, options: ResolvedOptions, weights: AxisVector): { summary: ScoreSummary; write: (run: StepInfo | null) => string };
 }
 
 /** Judges once per distinct gate (a run's λ_hard may change while a request waits for its turn). */
@@ -60,10 +63,39 @@ function memoJudge<J>(judge: (gate: GateOptions) => Promise<J>): (o: ResolvedOpt
 }
 
 /**
+ * Judges with the run's λ_hard as the store has it and counts the result in one transaction; if the run's
+ * λ_hard changed in between (a PUT, here or on another replica), judges again. Returns the last judgement.
+ */
+async function countJudged<J>(
+  deps: RunDeps,
+  runId: string,
+  step: number | undefined,
+  judged: (defaults: ScoringDefaults) => Promise<J>,
+  plans: (j: J) => readonly Judged[],
+  receipt: { key: string; fingerprint: string } | undefined,
+  signal: AbortSignal,
+): Promise<{ judgement: J; counted: Counted }> {
+  let defaults = await runDefaults(deps, runId);
+  for (;;) {
+    const judgement = await judged(defaults);
+    if (signal.aborted) throw signal.reason as Error;
+    const counted = await deps.ledger.count(runId, step, tallyOf(plans(judgement)), defaults.lambda_hard, receipt);
+    if (counted.kind !== 'stale') return { judgement, counted };
+    defaults = counted.defaults;
+  }
+}
+
+const runDefaults = async (deps: RunDeps, runId: string): Promise<ScoringDefaults> => {
+  const run = await deps.ledger.get(runId);
+  return run ? scoringDefaultsOf(run.config) : deps.serviceDefaults;
+};
+
+/**
  * /score-plan with step accounting. Plans are judged as soon as the request arrives, with the options its
- * run has then; the bookkeeping — replay check, which step and weights apply, recording the plans — runs
- * in the request's turn of its run (arrival order), synchronously from ledger entry to record. A request
- * whose signal aborts before its turn records nothing.
+ * run has then; the bookkeeping — replay check, which step and weights apply, recording the plans and the
+ * receipt — is one transaction of the run store, taken in the request's turn of its run (arrival order in
+ * this process). Only once it has committed is the request answered. A request whose signal aborts before
+ * its turn records nothing.
  */
 export async function scoreInRun<J>(req: ScorePlanRequest, idempotencyKey: string | undefined, deps: RunDeps, scorer: PlanScorer<J>, signal: AbortSignal): Promise<RunScoring> {
   const judged = memoJudge((gate) => scorer.judge(gate));
@@ -74,43 +106,26 @@ export async function scoreInRun<J>(req: ScorePlanRequest, idempotencyKey: strin
     return { kind: 'scored', body: c.write(null), summary: c.summary };
   }
 
-  const replayKey = idempotencyKey === undefined ? undefined : ReplayCache.key(runId, req.step, idempotencyKey);
-  const fingerprint = idempotencyKey === undefined ? '' : ReplayCache.fingerprint(req);
-  const replay = async (): Promise<RunScoring | undefined> => {
-    if (replayKey === undefined) return undefined;
-    const hit = deps.replays.get(replayKey);
-    if (!hit) return undefined;
-    if (hit.receipt.fingerprint !== fingerprint) {
+  const receipt = idempotencyKey === undefined ? undefined : { key: receiptKey(req.step, idempotencyKey), fingerprint: fingerprint(req) };
+  void runDefaults(deps, runId).then((d) => judged(resolveOptions(req.options, d)), () => undefined);
+  return deps.turns.inTurn(runId, signal, async () => {
+    const byDefaults = (d: ScoringDefaults) => judged(resolveOptions(req.options, d));
+    const { judgement, counted } = await countJudged(deps, runId, req.step, byDefaults, (j) => scorer.plans(j), receipt, signal);
+    if (counted.kind === 'conflict') {
       return { kind: 'conflict', message: `Idempotency-Key "${idempotencyKey!}" was used for a different request in run ${runId}` };
     }
-    if (hit.body !== undefined) return { kind: 'replay', body: hit.body };
-    // The reply was evicted: rebuild it from the receipt, without counting the plans again.
-    const options = resolveOptions(req.options, hit.receipt.defaults);
-    return { kind: 'replay', body: scorer.compose(await judged(options), options, hit.receipt.run.weights).write(hit.receipt.run) };
-  };
-  const known = await replay();
-  if (known) return known;
-
-  const defaultsNow = (): ScoringDefaults => {
-    const run = deps.ledger.get(runId);
-    return run ? scoringDefaultsOf(run.config) : deps.serviceDefaults;
-  };
-  void judged(resolveOptions(req.options, defaultsNow()));
-  return deps.turns.inTurn(runId, signal, async () => {
-    // A concurrent request with the same key may have been counted while this one waited.
-    const again = await replay();
-    if (again) return again;
-    const defaults = defaultsNow();
-    const options = resolveOptions(req.options, defaults);
-    const plans = await judged(options);
-    if (signal.aborted) throw signal.reason as Error;
-    // Synchronous from here on: the run cannot change between entry and record.
-    const ticket = deps.ledger.enter(runId, req.step);
-    const c = scorer.compose(plans, options, ticket.weights);
-    const finalized = deps.ledger.record(ticket, c.raws, c.summary.gated);
-    const run = { id: runId, step: ticket.step, status: ticket.status, counted: ticket.counted, weights: ticket.weights, finalized };
-    const body = c.write(run);
-    if (replayKey !== undefined) deps.replays.set(replayKey, { fingerprint, run, defaults }, body);
+    if (counted.kind === 'replay') {
+      const cached = deps.replies.get(counted.receipt.id);
+      if (cached !== undefined) return { kind: 'replay', body: cached };
+      // Counted before a restart, on another replica, or evicted: rebuilt, not counted again.
+      const options = resolveOptions(req.options, counted.receipt.defaults);
+      return { kind: 'replay', body: scorer.compose(await judged(options), options, counted.receipt.run.weights).write(counted.receipt.run) };
+    }
+    if (counted.kind !== 'counted') throw new Error('unreachable');
+    const options = resolveOptions(req.options, counted.defaults);
+    const c = scorer.compose(judgement, options, counted.run.weights);
+    const body = c.write(counted.run);
+    if (counted.receipt !== undefined) deps.replies.set(counted.receipt, body);
     return { kind: 'scored', body, summary: c.summary };
   });
 }
@@ -131,19 +146,15 @@ export async function scoreSamplesInRun(
   judge: (gate: GateOptions) => Promise<Judged[]>,
   signal: AbortSignal,
 ): Promise<{ scores: SampleResult[]; step: number; summary: ScoreSummary }> {
-  const lambdaNow = () => deps.ledger.get(runId)?.config.lambda_hard ?? deps.serviceDefaults.lambda_hard;
   const judged = memoJudge(judge);
-  const gateOf = (lambda_hard: number): ResolvedOptions => ({ ...deps.serviceDefaults, strict: false, lambda_hard });
-  void judged(gateOf(lambdaNow()));
+  const byDefaults = (d: ScoringDefaults) => judged({ ...deps.serviceDefaults, strict: false, lambda_hard: d.lambda_hard });
+  void runDefaults(deps, runId).then(byDefaults, () => undefined);
   return deps.turns.inTurn(runId, signal, async () => {
-    const evaluations = await judged(gateOf(lambdaNow()));
-    if (signal.aborted) throw signal.reason as Error;
-    const ticket = deps.ledger.enter(runId, undefined);
-    const scores = evaluations.map((e) => ({ ...e, ...composeSample(e, ticket.weights) }));
-    const raws = scores.map((s) => s.raw);
-    const gated = scores.filter((s) => s.gate.failed).length;
-    deps.ledger.record(ticket, raws, gated);
-    return { scores, step: ticket.step, summary: { groups: 0, plans: raws.length, gated, mean_raw: meanVector(raws) } };
+    const { judgement, counted } = await countJudged(deps, runId, undefined, byDefaults, (j) => j, undefined, signal);
+    if (counted.kind !== 'counted') throw new Error(`unreachable: ${counted.kind} without an Idempotency-Key`);
+    const scores = judgement.map((e) => ({ ...e, ...composeSample(e, counted.run.weights) }));
+    const { raws, gated } = tallyOf(judgement);
+    return { scores, step: counted.run.step, summary: { groups: 0, plans: raws.length, gated, mean_raw: meanVector(raws) } };
   });
 }
 
@@ -152,9 +163,10 @@ export function localScorer(req: ScorePlanRequest, limits: PlanLimits): PlanScor
   const palette = resolvePalette(req.palette);
   return {
     judge: async (gate) => evaluateGroups(req.groups, palette, limits, gate),
+    plans: (judged) => judged.flatMap((g) => g.plans),
     compose(judged, options, weights) {
-      const { groups, summary, raws } = composeGroups(judged, options, weights, planDetail);
-      return { summary, raws, write: (run) => JSON.stringify({ groups, weights, options, palette: paletteInfo(palette), versions: VERSIONS, run }) };
+      const { groups, summary } = composeGroups(judged, options, weights, planDetail);
+      return { summary, write: (run) => JSON.stringify({ groups, weights, options, palette: paletteInfo(palette), versions: VERSIONS, run }) };
     },
   };
 }

@@ -1,10 +1,9 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import type { HistoryRow, RunConfig } from '../contracts/runs.js';
+import type { HistoryRow, RunConfig, RunStepInfoSchema } from '../contracts/runs.js';
 import type { AxisVector } from '../grpo/compose.js';
+import type { ScoringDefaults } from '../scoring/score-groups.js';
+import type { z } from 'zod';
 
-/** A run's durable state: everything but the step being accumulated. */
+/** A run's configuration, weights and counters. */
 export interface RunRecord {
   id: string;
   config: RunConfig;
@@ -16,50 +15,96 @@ export interface RunRecord {
   updated_at: string;
 }
 
-const SCHEMA_VERSION = 1;
-
-// Doubles are stored as REAL (IEEE-754, bit-exact) or as JSON (shortest round-trip text), so weights read
-// back after a restart are the very numbers that were written.
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS runs (
-  id TEXT PRIMARY KEY,
-  config TEXT NOT NULL,
-  weights TEXT NOT NULL,
-  ema TEXT,
-  last_finalized_step INTEGER,
-  finalized_steps INTEGER NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS history (
-  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  step INTEGER NOT NULL,
-  plans INTEGER NOT NULL,
-  gated INTEGER NOT NULL,
-  requests INTEGER NOT NULL,
-  late_plans INTEGER NOT NULL DEFAULT 0,
-  mean_struct REAL NOT NULL, mean_pers REAL NOT NULL, mean_ped REAL NOT NULL,
-  w_struct REAL NOT NULL, w_pers REAL NOT NULL, w_ped REAL NOT NULL,
-  ema_struct REAL NOT NULL, ema_pers REAL NOT NULL, ema_ped REAL NOT NULL,
-  wa_struct REAL NOT NULL, wa_pers REAL NOT NULL, wa_ped REAL NOT NULL,
-  refreshed INTEGER NOT NULL,
-  finalized_at TEXT NOT NULL,
-  PRIMARY KEY (run_id, step)
-) WITHOUT ROWID;
-`;
-
-interface RunRow {
-  id: string;
-  config: string;
-  weights: string;
-  ema: string | null;
-  last_finalized_step: number | null;
-  finalized_steps: number;
-  created_at: string;
-  updated_at: string;
+/** The step a run is accumulating: its counters; its plans' raw values are kept beside it, per request. */
+export interface OpenStep {
+  step: number;
+  /** Opened by step-less requests (numbered by the service). */
+  auto: boolean;
+  weights: AxisVector;
+  plans: number;
+  gated: number;
+  requests: number;
 }
 
-interface HistoryDbRow {
+export type AxisValues = Record<keyof AxisVector, number[]>;
+
+/** What a counted request needs to be answered again byte for byte: its step's weights and options. */
+export interface Receipt {
+  fingerprint: string;
+  run: z.infer<typeof RunStepInfoSchema>;
+  defaults: ScoringDefaults;
+}
+
+/** A receipt as stored; `id` is unique across the store's life, so a reply cached under it is never stale. */
+export interface StoredReceipt extends Receipt {
+  id: string;
+}
+
+/** One run's state, inside a transaction that holds the run's lock. */
+export interface RunTx {
+  run(): Promise<RunRecord | null>;
+  saveRun(run: RunRecord): Promise<void>;
+  openStep(): Promise<OpenStep | null>;
+  saveOpenStep(open: OpenStep): Promise<void>;
+  /** One request's plans: their raw axis values, in the order given. */
+  addValues(step: number, raws: readonly AxisVector[]): Promise<void>;
+  values(step: number): Promise<AxisValues>;
+  /** Records a finalized step and the run after it, and drops the open step and its values. */
+  finalizeStep(run: RunRecord, row: HistoryRow): Promise<void>;
+  addLatePlans(step: number, plans: number): Promise<void>;
+  /** Weights in force after the last finalized step before `step`, or null if there is none. */
+  weightsBefore(step: number): Promise<AxisVector | null>;
+  receipt(key: string): Promise<StoredReceipt | null>;
+  putReceipt(key: string, receipt: Receipt): Promise<string>;
+  /** Deletes the run with its history, open step and receipts. */
+  deleteRun(): Promise<boolean>;
+}
+
+/**
+ * All run state, in one database. `withRun` is the only way to change a run: it holds the run's lock for
+ * the whole transaction — across every process that shares the database — and commits only if `f`
+ * resolves, so a request's bookkeeping is all there or not at all.
+ */
+export interface RunStore {
+  readonly engine: 'sqlite' | 'postgres';
+  withRun<T>(runId: string, f: (tx: RunTx) => Promise<T>): Promise<T>;
+  getRun(id: string): Promise<RunRecord | null>;
+  openStep(id: string): Promise<OpenStep | null>;
+  listRuns(): Promise<RunRecord[]>;
+  history(runId: string, offset: number, limit: number): Promise<{ total: number; rows: HistoryRow[] }>;
+  close(): Promise<void>;
+}
+
+/** The state database could not be reached: nothing of the request was recorded (503). */
+export class StoreUnavailable extends Error {
+  override name = 'StoreUnavailable';
+}
+
+/** Receipts kept per run (oldest dropped first): a retry older than that is rare, and counted as new. */
+export const MAX_RECEIPTS_PER_RUN = 100_000;
+
+// Raw values travel as little-endian float64 bytes: exact, compact, and the same on every replica.
+export function packValues(xs: readonly number[]): Buffer {
+  const b = Buffer.allocUnsafe(xs.length * 8);
+  xs.forEach((x, i) => b.writeDoubleLE(x, i * 8));
+  return b;
+}
+
+export function unpackValues(b: Uint8Array, into: number[]): void {
+  const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  for (let i = 0; i < buf.length; i += 8) into.push(buf.readDoubleLE(i));
+}
+
+export const axisColumns = (raws: readonly AxisVector[]) => ({
+  struct: packValues(raws.map((r) => r.struct)),
+  pers: packValues(raws.map((r) => r.pers)),
+  ped: packValues(raws.map((r) => r.ped)),
+});
+
+export const vec = (s: number, p: number, d: number): AxisVector => ({ struct: s, pers: p, ped: d });
+
+/** A history row's columns, flat, as both engines store them. */
+export interface HistoryColumns {
   step: number;
   plans: number;
   gated: number;
@@ -81,22 +126,31 @@ interface HistoryDbRow {
   finalized_at: string;
 }
 
-const vec = (s: number, p: number, d: number): AxisVector => ({ struct: s, pers: p, ped: d });
-
-function toRecord(r: RunRow): RunRecord {
+export function historyColumns(row: HistoryRow): HistoryColumns {
   return {
-    id: r.id,
-    config: JSON.parse(r.config) as RunConfig,
-    weights: JSON.parse(r.weights) as AxisVector,
-    ema: r.ema === null ? null : (JSON.parse(r.ema) as AxisVector),
-    last_finalized_step: r.last_finalized_step,
-    finalized_steps: r.finalized_steps,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
+    step: row.step,
+    plans: row.plans,
+    gated: row.gated,
+    requests: row.requests,
+    late_plans: row.late_plans,
+    mean_struct: row.mean.struct,
+    mean_pers: row.mean.pers,
+    mean_ped: row.mean.ped,
+    w_struct: row.weights.struct,
+    w_pers: row.weights.pers,
+    w_ped: row.weights.ped,
+    ema_struct: row.ema.struct,
+    ema_pers: row.ema.pers,
+    ema_ped: row.ema.ped,
+    wa_struct: row.weights_after.struct,
+    wa_pers: row.weights_after.pers,
+    wa_ped: row.weights_after.ped,
+    refreshed: row.refreshed ? 1 : 0,
+    finalized_at: row.finalized_at,
   };
 }
 
-function toHistory(r: HistoryDbRow): HistoryRow {
+export function historyRow(r: HistoryColumns): HistoryRow {
   return {
     step: r.step,
     plans: r.plans,
@@ -113,122 +167,55 @@ function toHistory(r: HistoryDbRow): HistoryRow {
   };
 }
 
-/** Run state in an embedded SQLite database (WAL). Every write is one transaction. */
-export class RunStore {
-  private readonly db: Database.Database;
-  private readonly stmt;
-
-  constructor(stateDir: string) {
-    mkdirSync(stateDir, { recursive: true });
-    this.db = new Database(join(stateDir, 'runs.sqlite'));
-    this.db.pragma('journal_mode = WAL');
-    // WAL + NORMAL: a committed step survives a killed process (the WAL is in the OS cache); only a power
-    // loss can drop the last commits.
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('foreign_keys = ON');
-    const version = this.db.pragma('user_version', { simple: true }) as number;
-    if (version > SCHEMA_VERSION) throw new Error(`state database schema ${version} is newer than this service (${SCHEMA_VERSION})`);
-    this.db.exec(SCHEMA);
-    this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    this.stmt = {
-      getRun: this.db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?'),
-      listRuns: this.db.prepare<[], RunRow>('SELECT * FROM runs ORDER BY id'),
-      upsertRun: this.db.prepare(
-        `INSERT INTO runs (id, config, weights, ema, last_finalized_step, finalized_steps, created_at, updated_at)
-         VALUES (@id, @config, @weights, @ema, @last_finalized_step, @finalized_steps, @created_at, @updated_at)
-         ON CONFLICT(id) DO UPDATE SET config = excluded.config, weights = excluded.weights, ema = excluded.ema,
-           last_finalized_step = excluded.last_finalized_step, finalized_steps = excluded.finalized_steps,
-           updated_at = excluded.updated_at`,
-      ),
-      deleteRun: this.db.prepare<[string]>('DELETE FROM runs WHERE id = ?'),
-      insertHistory: this.db.prepare(
-        `INSERT INTO history VALUES (@run_id, @step, @plans, @gated, @requests, @late_plans,
-           @mean_struct, @mean_pers, @mean_ped, @w_struct, @w_pers, @w_ped, @ema_struct, @ema_pers, @ema_ped,
-           @wa_struct, @wa_pers, @wa_ped, @refreshed, @finalized_at)`,
-      ),
-      addLate: this.db.prepare<[number, string, number]>('UPDATE history SET late_plans = late_plans + ? WHERE run_id = ? AND step = ?'),
-      weightsBefore: this.db.prepare<[string, number], Pick<HistoryDbRow, 'wa_struct' | 'wa_pers' | 'wa_ped'>>(
-        'SELECT wa_struct, wa_pers, wa_ped FROM history WHERE run_id = ? AND step < ? ORDER BY step DESC LIMIT 1',
-      ),
-      history: this.db.prepare<[string, number, number], HistoryDbRow>('SELECT * FROM history WHERE run_id = ? ORDER BY step LIMIT ? OFFSET ?'),
-      historyCount: this.db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM history WHERE run_id = ?'),
-    };
-  }
-
-  getRun(id: string): RunRecord | null {
-    const row = this.stmt.getRun.get(id);
-    return row ? toRecord(row) : null;
-  }
-
-  listRuns(): RunRecord[] {
-    return this.stmt.listRuns.all().map(toRecord);
-  }
-
-  saveRun(run: RunRecord): void {
-    this.stmt.upsertRun.run(this.runParams(run));
-  }
-
-  /** Records a finalized step and the run state after it, atomically. */
-  finalizeStep(run: RunRecord, row: HistoryRow): void {
-    this.db.transaction(() => {
-      this.stmt.insertHistory.run({
-        run_id: run.id,
-        step: row.step,
-        plans: row.plans,
-        gated: row.gated,
-        requests: row.requests,
-        late_plans: row.late_plans,
-        mean_struct: row.mean.struct,
-        mean_pers: row.mean.pers,
-        mean_ped: row.mean.ped,
-        w_struct: row.weights.struct,
-        w_pers: row.weights.pers,
-        w_ped: row.weights.ped,
-        ema_struct: row.ema.struct,
-        ema_pers: row.ema.pers,
-        ema_ped: row.ema.ped,
-        wa_struct: row.weights_after.struct,
-        wa_pers: row.weights_after.pers,
-        wa_ped: row.weights_after.ped,
-        refreshed: row.refreshed ? 1 : 0,
-        finalized_at: row.finalized_at,
-      });
-      this.stmt.upsertRun.run(this.runParams(run));
-    })();
-  }
-
-  addLatePlans(runId: string, step: number, plans: number): void {
-    this.stmt.addLate.run(plans, runId, step);
-  }
-
-  /** Weights in force after the last finalized step before `step`, or null if there is none. */
-  weightsBefore(runId: string, step: number): AxisVector | null {
-    const r = this.stmt.weightsBefore.get(runId, step);
-    return r ? vec(r.wa_struct, r.wa_pers, r.wa_ped) : null;
-  }
-
-  history(runId: string, offset: number, limit: number): { total: number; rows: HistoryRow[] } {
-    return { total: this.stmt.historyCount.get(runId)!.n, rows: this.stmt.history.all(runId, limit, offset).map(toHistory) };
-  }
-
-  deleteRun(id: string): boolean {
-    return this.stmt.deleteRun.run(id).changes > 0;
-  }
-
-  close(): void {
-    this.db.close();
-  }
-
-  private runParams(run: RunRecord) {
-    return {
-      id: run.id,
-      config: JSON.stringify(run.config),
-      weights: JSON.stringify(run.weights),
-      ema: run.ema === null ? null : JSON.stringify(run.ema),
-      last_finalized_step: run.last_finalized_step,
-      finalized_steps: run.finalized_steps,
-      created_at: run.created_at,
-      updated_at: run.updated_at,
-    };
-  }
+/** Runs, open steps and receipts as both engines store them: numbers bit-exact, vectors as JSON text. */
+export interface RunColumns {
+  id: string;
+  config: string;
+  weights: string;
+  ema: string | null;
+  last_finalized_step: number | null;
+  finalized_steps: number;
+  created_at: string;
+  updated_at: string;
 }
+
+export const runColumns = (run: RunRecord): RunColumns => ({
+  id: run.id,
+  config: JSON.stringify(run.config),
+  weights: JSON.stringify(run.weights),
+  ema: run.ema === null ? null : JSON.stringify(run.ema),
+  last_finalized_step: run.last_finalized_step,
+  finalized_steps: run.finalized_steps,
+  created_at: run.created_at,
+  updated_at: run.updated_at,
+});
+
+export const runRecord = (r: RunColumns): RunRecord => ({
+  id: r.id,
+  config: JSON.parse(r.config) as RunConfig,
+  weights: JSON.parse(r.weights) as AxisVector,
+  ema: r.ema === null ? null : (JSON.parse(r.ema) as AxisVector),
+  last_finalized_step: r.last_finalized_step,
+  finalized_steps: r.finalized_steps,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+});
+
+export interface OpenStepColumns {
+  step: number;
+  auto: number;
+  weights: string;
+  plans: number;
+  gated: number;
+  requests: number;
+}
+
+export const openStepColumns = (o: OpenStep): OpenStepColumns => ({ ...o, auto: o.auto ? 1 : 0, weights: JSON.stringify(o.weights) });
+export const openStep = (r: OpenStepColumns): OpenStep => ({
+  step: r.step,
+  auto: r.auto === 1,
+  weights: JSON.parse(r.weights) as AxisVector,
+  plans: r.plans,
+  gated: r.gated,
+  requests: r.requests,
+});

@@ -56,6 +56,11 @@ export interface EvaluatedGroup<E extends Judged = PlanEvaluation> {
   plans: E[];
 }
 
+/** What a request's plans bring to their step, whatever the weights: raw axis values, and how many were gated. */
+export function tallyOf(plans: readonly Judged[]): { raws: AxisVector[]; gated: number } {
+  return { raws: plans.map((p) => p.raw), gated: plans.filter((p) => p.gate.failed).length };
+}
+
 /** The weight-independent half of scoring: every plan judged on its own. The costly part; groups may be split across threads. */
 export function evaluateGroups(groups: ScorePlanRequest['groups'], palette: ResolvedPalette, limits: PlanLimits, gate: GateOptions): EvaluatedGroup[] {
   return groups.map((group) => {

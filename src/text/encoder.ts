@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PreTrainedTokenizer } from '@huggingface/transformers';
+import { Tokenizer } from '@huggingface/tokenizers';
 import { LRUCache } from 'lru-cache';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
@@ -57,7 +57,7 @@ export class SentenceEncoder {
 
   private constructor(
     readonly manifest: EncoderManifest,
-    private readonly tokenizer: PreTrainedTokenizer,
+    private readonly tokenizer: Tokenizer,
     private readonly pieces: ReadonlyMap<number, string>,
     private readonly modelPath: string,
     private readonly options: EncoderOptions,
@@ -83,7 +83,7 @@ export class SentenceEncoder {
           outputs: {},
           longest_first_ties: false,
         };
-    const tokenizer = new PreTrainedTokenizer(tokenizerJson as object, tokenizerConfig);
+    const tokenizer = new Tokenizer(tokenizerJson as object, tokenizerConfig);
     return new SentenceEncoder(manifest, tokenizer, piecesOf(tokenizerJson), join(dir, 'model.onnx'), options);
   }
 
@@ -96,7 +96,7 @@ export class SentenceEncoder {
   encode(text: string): Encoded {
     const limit = this.manifest.max_tokens * CHARS_PER_TOKEN_BOUND;
     const cut = text.length > limit;
-    let ids = this.tokenizer.encode(cut ? text.slice(0, limit) : text, { add_special_tokens: this.manifest.add_special_tokens });
+    let ids = this.tokenizer.encode(cut ? text.slice(0, limit) : text, { add_special_tokens: this.manifest.add_special_tokens }).ids;
     if (this.manifest.longest_first_ties) ids = longestFirstTies(ids, this.pieces);
     const truncated = cut || ids.length > this.manifest.max_tokens;
     return { ids: ids.length > this.manifest.max_tokens ? ids.slice(0, this.manifest.max_tokens) : ids, truncated };

@@ -1,34 +1,50 @@
+// Acknowledged means durable: a request answered `counted: true` survives kill -9, and its retry after the
+// restart is recognised (with or without a step), on both engines.
 import t from 'tap';
 import type { RunView } from '../../src/contracts/runs.js';
 import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
-import { tempStateDir } from '../support/app.js';
 import { startService } from '../support/service.js';
+import { ENGINES, stateSettings } from '../support/stores.js';
 
-const json = async (base: string, method: string, path: string, body?: unknown) => {
-  const res = await fetch(base + path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return (await res.json()) as unknown;
+const call = async (base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const res = await fetch(base + path, {
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await res.json()) as Record<string, unknown>;
 };
 
-t.test('kill -9 mid-run: the restarted service continues with the finalized state intact', async (t) => {
-  const stateDir = tempStateDir();
-  const first = await startService({ STATE_DIR: stateDir });
-  t.teardown(() => first.child.kill('SIGKILL'));
-  await json(first.base, 'PUT', '/runs/k', { t_warm: 1, t_refresh: 2, alpha: 0.3 });
-  for (let step = 0; step < 12; step++) await json(first.base, 'POST', '/score-plan', { ...EXAMPLE_SCORE_REQUEST, run_id: 'k', step });
-  const before = (await json(first.base, 'GET', '/runs/k')) as RunView;
-  t.equal(before.last_finalized_step, 10);
-  t.equal(before.open_step?.step, 11);
-  first.child.kill('SIGKILL');
-  t.equal(await first.exited, null, 'killed, not exited');
+for (const engine of ENGINES) {
+  t.test(`${engine}: kill -9 mid-step loses nothing acknowledged, and retries are not counted twice`, async (t) => {
+    const state = await stateSettings(engine);
+    const first = await startService({ ...state, WORKERS: '1' });
+    t.teardown(() => first.child.kill('SIGKILL'));
+    await call(first.base, 'PUT', '/runs/k', { t_warm: 1, t_refresh: 2, alpha: 0.3 });
+    for (let step = 0; step < 12; step++) await call(first.base, 'POST', '/score-plan', { ...EXAMPLE_SCORE_REQUEST, run_id: 'k', step }, { 'idempotency-key': `s${step}` });
+    // Step-less requests in another run: the service numbers their steps.
+    const auto = await call(first.base, 'POST', '/score-plan', { ...EXAMPLE_SCORE_REQUEST, run_id: 'auto' }, { 'idempotency-key': 'a0' });
+    const before = (await call(first.base, 'GET', '/runs/k')) as unknown as RunView;
+    t.equal(before.last_finalized_step, 10);
+    t.same([before.open_step?.step, before.open_step?.requests, before.open_step?.plans], [11, 1, 3]);
+    first.child.kill('SIGKILL');
+    t.equal(await first.exited, null, 'killed, not exited');
 
-  const second = await startService({ STATE_DIR: stateDir });
-  t.teardown(() => second.child.kill('SIGKILL'));
-  const after = (await json(second.base, 'GET', '/runs/k')) as RunView;
-  t.same({ ...after, open_step: null }, { ...before, open_step: null }, 'config, weights, EMA and counters as finalized before the kill');
-  for (const k of ['struct', 'pers', 'ped'] as const) t.equal(after.weights[k], before.weights[k]);
-  t.equal(after.open_step, null, 'only the unfinalized step 11 was lost');
-  const history = (await json(second.base, 'GET', '/runs/k/history')) as { total: number };
-  t.equal(history.total, 11);
-  const resumed = (await json(second.base, 'POST', '/score-plan', { ...EXAMPLE_SCORE_REQUEST, run_id: 'k', step: 11 })) as { run: { status: string; weights: unknown } };
-  t.same([resumed.run.status, resumed.run.weights], ['open', before.weights], 'step 11 re-sent after the restart opens with the same weights');
-});
+    const second = await startService({ ...state, WORKERS: '1' });
+    t.teardown(() => second.child.kill('SIGKILL'));
+    const after = (await call(second.base, 'GET', '/runs/k')) as unknown as RunView;
+    t.same(after, before, 'config, weights, EMA, counters and the open step 11, as acknowledged');
+    for (const k of ['struct', 'pers', 'ped'] as const) t.equal(after.weights[k], before.weights[k]);
+
+    const retried = await call(second.base, 'POST', '/score-plan', { ...EXAMPLE_SCORE_REQUEST, run_id: 'k', step: 11 }, { 'idempotency-key': 's11' });
+    t.same((retried.run as { step: number; counted: boolean }).step, 11);
+    t.same(((await call(second.base, 'GET', '/runs/k')) as unknown as RunView).open_step?.requests, 1, 'the retry of step 11 was recognised');
+    const autoAgain = await call(second.base, 'POST', '/score-plan', { ...EXAMPLE_SCORE_REQUEST, run_id: 'auto' }, { 'idempotency-key': 'a0' });
+    t.same(autoAgain, auto, 'a step-less retry gets the same answer');
+    t.equal(((await call(second.base, 'GET', '/runs/auto/history')) as { total: number }).total, 1, 'and no second step');
+
+    const fresh = await call(second.base, 'POST', '/score-plan', { ...EXAMPLE_SCORE_REQUEST, run_id: 'k', step: 12 });
+    const folded = (fresh.run as { finalized: { step: number; requests: number; plans: number }[] }).finalized;
+    t.same(folded.map((r) => [r.step, r.requests, r.plans]), [[11, 1, 3]], 'step 11 folds in once, whole');
+  });
+}

@@ -32,7 +32,7 @@ export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
     app.get(
       '/runs',
       { schema: { tags, summary: 'All runs with their current weights', response: { 200: z.object({ runs: z.array(RunViewSchema) }) } } },
-      async () => ({ runs: ctx.ledger.list() }),
+      async () => ({ runs: await ctx.ledger.list() }),
     );
 
     app.put(
@@ -57,7 +57,7 @@ export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
       '/runs/:id',
       { schema: { tags, summary: 'Configuration, weights, EMA and the open step of a run', params: Params, response: { 200: RunViewSchema, 404: ErrorResponseSchema } } },
       async (req, reply) => {
-        const run = ctx.ledger.get(req.params.id);
+        const run = await ctx.ledger.get(req.params.id);
         return run ? run : reply.code(404).send(notFound(req.params.id));
       },
     );
@@ -82,7 +82,7 @@ export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
       },
       async (req, reply) => {
         const { offset, limit, format } = req.query;
-        const { total, rows } = ctx.ledger.history(req.params.id, offset, limit);
+        const { total, rows } = await ctx.ledger.history(req.params.id, offset, limit);
         if (format === 'csv') {
           // The route's schema describes the JSON form; a string with a text/csv type is sent as is.
           const csv = historyCsv(rows) as unknown as { run_id: string; total: number; offset: number; limit: number; rows: HistoryRow[] };
@@ -103,7 +103,7 @@ export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
         },
       },
       async (req) => {
-        return ctx.turns.inTurn(req.params.id, undefined, () => ({ finalized: ctx.ledger.finalize(req.params.id), run: ctx.ledger.get(req.params.id)! }));
+        return ctx.turns.inTurn(req.params.id, undefined, () => ctx.ledger.finalize(req.params.id));
       },
     );
 
@@ -111,10 +111,7 @@ export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
       '/runs/:id',
       { schema: { tags, summary: 'Delete a run, its history and its open step', params: Params, response: { 204: z.null(), 404: ErrorResponseSchema } } },
       async (req, reply) => {
-        const deleted = await ctx.turns.inTurn(req.params.id, undefined, () => {
-          ctx.replays.dropRun(req.params.id);
-          return ctx.ledger.delete(req.params.id);
-        });
+        const deleted = await ctx.turns.inTurn(req.params.id, undefined, () => ctx.ledger.delete(req.params.id));
         if (!deleted) return reply.code(404).send(notFound(req.params.id));
         return reply.code(204).send(null);
       },

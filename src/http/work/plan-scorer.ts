@@ -62,9 +62,10 @@ export function pooledScorer(req: ScorePlanRequest, limits: PlanLimits, pool: Wo
       );
       return { groups: results.flatMap((r) => r.groups), palette: results[0]!.palette };
     },
+    plans: (judged) => judged.groups.flatMap((g) => g.plans),
     compose(judged, options, weights) {
       const c = compose(judged, options, weights);
-      return { summary: c.summary, raws: c.raws, write: (run) => responseJson(c, options, weights, run) };
+      return { summary: c.summary, write: (run) => responseJson(c, options, weights, run) };
     },
   };
 }

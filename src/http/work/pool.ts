@@ -29,6 +29,10 @@ export class DeadlineExceeded extends Error {
 export class ClientGone extends Error {
   override name = 'ClientGone';
 }
+/** A task outgrew its worker's heap (WORKER_HEAP_MB); the worker was replaced. */
+export class WorkerOutOfMemory extends Error {
+  override name = 'WorkerOutOfMemory';
+}
 /** A failure the client's input caused, thrown again on the main thread with its kind. */
 export class TaskRefused extends Error {
   override name = 'TaskRefused';
@@ -61,12 +65,14 @@ export interface WorkPool {
 export interface PoolOptions {
   workers: number;
   maxQueue: number;
+  /** V8 old generation per worker, MiB. */
+  heapMb: number;
   settings: Omit<WorkerSettings, 'intraOpThreads'>;
   onWorkerError: (e: Error) => void;
 }
 
 // 3 × 16 MiB semi-spaces per worker (measured in docs/concurrency.md).
-const WORKER_YOUNG_GENERATION_MB = 48;
+const WORKER_YOUNG_GENERATION_MB = 16;
 
 const isFailure = (x: unknown): x is TaskFailure => typeof x === 'object' && x !== null && 'failure' in x && typeof (x as TaskFailure).failure === 'string';
 /** A task's value, or its failure thrown as TaskRefused. */
@@ -94,8 +100,8 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
     maxThreads: o.workers,
     idleTimeout: Infinity,
     workerData: { settings },
-    // The main thread's --max-semi-space-size=64 would otherwise apply to every worker's isolate too.
-    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+    // Bounded so that memory adds up to a stated total: V8 grows an unbounded heap long before collecting it.
+    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: o.heapMb },
   });
   // A worker that dies (out of memory, a native crash) fails its task and is replaced; without a listener
   // piscina's 'error' event would end the process.
@@ -126,6 +132,9 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
         return unwrap(await (native ? untilAborted(task, signal) : task));
       } catch (e) {
         if (signal.aborted) throw signal.reason;
+        if ((e as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+          throw new WorkerOutOfMemory(`the request needed more than the ${o.heapMb} MiB heap a worker may use (WORKER_HEAP_MB); send less per request`);
+        }
         throw e;
       } finally {
         signal.removeEventListener('abort', onAbort);

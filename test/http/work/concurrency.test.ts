@@ -136,3 +136,15 @@ t.test('model work past its deadline is answered 504 and never takes the process
   t.ok(codes.includes(504), `some requests ended at their deadline: ${codes.join(',')}`);
   t.equal(codes.at(-1), 200, 'and once the model is loaded the same request is served');
 });
+
+t.test('a task that outgrows its worker heap is a 503 naming WORKER_HEAP_MB, and the replaced worker serves the next', async (t) => {
+  // Not warmed: the fit must find the worker idle.
+  const app = await testApp({ WORKERS: 1, WORKER_HEAP_MB: 64 });
+  t.teardown(() => app.close());
+  const rows = Array.from({ length: 300_000 }, (_, i) => ({ user: i % 3000, skill: `s${i % 40}`, correct: i % 3 === 0 ? 0 : 1 }));
+  const big = await app.inject({ method: 'POST', url: '/trace-knowledge/fit', payload: { rows } });
+  t.equal(big.statusCode, 503, big.body.slice(0, 300));
+  t.match(big.json(), { message: /64 MiB heap.*WORKER_HEAP_MB/ });
+  const small = await app.inject({ method: 'POST', url: '/trace-knowledge/fit', payload: { rows: rows.slice(0, 200) } });
+  t.equal(small.statusCode, 200, small.body.slice(0, 300));
+});

@@ -1,0 +1,244 @@
+import pg from 'pg';
+import type { HistoryRow } from '../contracts/runs.js';
+import {
+  axisColumns,
+  historyColumns,
+  historyRow,
+  MAX_RECEIPTS_PER_RUN,
+  openStep,
+  openStepColumns,
+  runColumns,
+  runRecord,
+  unpackValues,
+  vec,
+  type AxisValues,
+  type HistoryColumns,
+  type OpenStep,
+  type OpenStepColumns,
+  type Receipt,
+  type RunColumns,
+  type RunRecord,
+  type RunStore,
+  type RunTx,
+  StoreUnavailable,
+} from './store.js';
+
+// Versioned migrations, applied in order at start-up under one advisory lock, so replicas starting together
+// run each exactly once. Steps are bigint (a trainer's global step may pass 2^31), read back as numbers.
+const MIGRATIONS = [
+  `CREATE TABLE runs (
+     id text PRIMARY KEY, config text NOT NULL, weights text NOT NULL, ema text,
+     last_finalized_step bigint, finalized_steps integer NOT NULL, created_at text NOT NULL, updated_at text NOT NULL);
+   CREATE TABLE history (
+     run_id text NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step bigint NOT NULL,
+     plans integer NOT NULL, gated integer NOT NULL, requests integer NOT NULL, late_plans integer NOT NULL DEFAULT 0,
+     mean_struct double precision NOT NULL, mean_pers double precision NOT NULL, mean_ped double precision NOT NULL,
+     w_struct double precision NOT NULL, w_pers double precision NOT NULL, w_ped double precision NOT NULL,
+     ema_struct double precision NOT NULL, ema_pers double precision NOT NULL, ema_ped double precision NOT NULL,
+     wa_struct double precision NOT NULL, wa_pers double precision NOT NULL, wa_ped double precision NOT NULL,
+     refreshed integer NOT NULL, finalized_at text NOT NULL,
+     PRIMARY KEY (run_id, step));
+   CREATE TABLE open_steps (
+     run_id text PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE, step bigint NOT NULL, auto integer NOT NULL,
+     weights text NOT NULL, plans integer NOT NULL, gated integer NOT NULL, requests integer NOT NULL);
+   CREATE TABLE step_values (
+     id bigserial PRIMARY KEY, run_id text NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step bigint NOT NULL,
+     struct bytea NOT NULL, pers bytea NOT NULL, ped bytea NOT NULL);
+   CREATE INDEX step_values_run ON step_values (run_id, step);
+   CREATE TABLE receipts (
+     id bigserial PRIMARY KEY, run_id text NOT NULL REFERENCES runs(id) ON DELETE CASCADE, key text NOT NULL,
+     fingerprint text NOT NULL, info text NOT NULL, UNIQUE (run_id, key));`,
+];
+
+// Any 64-bit constant: the key of the lock migrations run under.
+const MIGRATION_LOCK = 7_461_201_726;
+const INT8 = 20;
+// bigint columns hold steps and ids, all below 2^53.
+const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === INT8 ? Number : pg.types.getTypeParser(oid, format)) } as pg.CustomTypesConfig;
+
+const unavailable = (e: unknown): unknown => {
+  const code = (e as { code?: string }).code ?? '';
+  // SQLSTATE class 08 (connection), 53 (resources), 57 (operator intervention), or a socket error.
+  return /^(08|53|57)|^E[A-Z]+$/.test(code) ? new StoreUnavailable(`state database unavailable: ${(e as Error).message}`) : e;
+};
+
+/**
+ * Run state in PostgreSQL, shared by every replica. A run's changes hold a transaction-level advisory lock
+ * on its id (`pg_advisory_xact_lock`), taken before anything is read: one run's bookkeeping is serialized
+ * across all replicas, other runs never wait, and a replica that dies mid-transaction loses its connection
+ * and with it the lock and the uncommitted changes. Under READ COMMITTED each statement after the lock
+ * sees every earlier commit, so no serialization failures and no retries.
+ */
+export class PostgresRunStore implements RunStore {
+  readonly engine = 'postgres';
+
+  private constructor(private readonly pool: pg.Pool) {}
+
+  static async open(url: string): Promise<PostgresRunStore> {
+    const pool = new pg.Pool({ connectionString: url, max: 8, types });
+    // An idle client's error (the server restarted) must not end the process; the next query reconnects.
+    pool.on('error', () => undefined);
+    const store = new PostgresRunStore(pool);
+    try {
+      await store.migrate();
+    } catch (e) {
+      await pool.end();
+      throw e;
+    }
+    return store;
+  }
+
+  private async migrate(): Promise<void> {
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await c.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+      const { rows } = await c.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
+      const version = rows[0]?.v ?? 0;
+      if (version > MIGRATIONS.length) throw new Error(`state database schema ${version} is newer than this service (${MIGRATIONS.length})`);
+      for (let v = version; v < MIGRATIONS.length; v++) {
+        await c.query(MIGRATIONS[v]!);
+        await c.query('INSERT INTO schema_migrations (version) VALUES ($1)', [v + 1]);
+      }
+      await c.query('COMMIT');
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      c.release();
+    }
+  }
+
+  async withRun<T>(runId: string, f: (tx: RunTx) => Promise<T>): Promise<T> {
+    let c: pg.PoolClient;
+    try {
+      c = await this.pool.connect();
+    } catch (e) {
+      throw unavailable(e);
+    }
+    let broken: unknown;
+    try {
+      await c.query('BEGIN');
+      await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [runId]);
+      const out = await f(this.tx(c, runId));
+      await c.query('COMMIT');
+      return out;
+    } catch (e) {
+      await c.query('ROLLBACK').catch((err: unknown) => (broken = err));
+      throw unavailable(e);
+    } finally {
+      c.release(broken instanceof Error ? broken : undefined);
+    }
+  }
+
+  private tx(c: pg.PoolClient, id: string): RunTx {
+    const one = async <R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<R | undefined> => (await c.query<R>(sql, params)).rows[0];
+    const saveRun = async (run: RunRecord) => {
+      const r = runColumns(run);
+      await c.query(
+        `INSERT INTO runs (id, config, weights, ema, last_finalized_step, finalized_steps, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (id) DO UPDATE SET config = excluded.config, weights = excluded.weights, ema = excluded.ema,
+           last_finalized_step = excluded.last_finalized_step, finalized_steps = excluded.finalized_steps, updated_at = excluded.updated_at`,
+        [r.id, r.config, r.weights, r.ema, r.last_finalized_step, r.finalized_steps, r.created_at, r.updated_at],
+      );
+    };
+    return {
+      run: async () => {
+        const r = await one<RunColumns>('SELECT * FROM runs WHERE id = $1', [id]);
+        return r ? runRecord(r) : null;
+      },
+      saveRun,
+      openStep: async () => {
+        const r = await one<OpenStepColumns>('SELECT step, auto, weights, plans, gated, requests FROM open_steps WHERE run_id = $1', [id]);
+        return r ? openStep(r) : null;
+      },
+      saveOpenStep: async (open) => {
+        const o = openStepColumns(open);
+        await c.query(
+          `INSERT INTO open_steps VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (run_id) DO UPDATE SET step = excluded.step, auto = excluded.auto, weights = excluded.weights,
+             plans = excluded.plans, gated = excluded.gated, requests = excluded.requests`,
+          [id, o.step, o.auto, o.weights, o.plans, o.gated, o.requests],
+        );
+      },
+      addValues: async (step, raws) => {
+        const v = axisColumns(raws);
+        await c.query('INSERT INTO step_values (run_id, step, struct, pers, ped) VALUES ($1, $2, $3, $4, $5)', [id, step, v.struct, v.pers, v.ped]);
+      },
+      values: async (step) => {
+        const out: AxisValues = { struct: [], pers: [], ped: [] };
+        const { rows } = await c.query<{ struct: Buffer; pers: Buffer; ped: Buffer }>('SELECT struct, pers, ped FROM step_values WHERE run_id = $1 AND step = $2 ORDER BY id', [id, step]);
+        for (const r of rows) {
+          unpackValues(r.struct, out.struct);
+          unpackValues(r.pers, out.pers);
+          unpackValues(r.ped, out.ped);
+        }
+        return out;
+      },
+      finalizeStep: async (run: RunRecord, row: HistoryRow) => {
+        const h = historyColumns(row);
+        await c.query(
+          `INSERT INTO history VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+          [id, h.step, h.plans, h.gated, h.requests, h.late_plans, h.mean_struct, h.mean_pers, h.mean_ped, h.w_struct, h.w_pers, h.w_ped,
+            h.ema_struct, h.ema_pers, h.ema_ped, h.wa_struct, h.wa_pers, h.wa_ped, h.refreshed, h.finalized_at],
+        );
+        await saveRun(run);
+        await c.query('DELETE FROM open_steps WHERE run_id = $1', [id]);
+        await c.query('DELETE FROM step_values WHERE run_id = $1', [id]);
+        await c.query('DELETE FROM receipts WHERE run_id = $1 AND id <= (SELECT id FROM receipts WHERE run_id = $1 ORDER BY id DESC LIMIT 1 OFFSET $2)', [id, MAX_RECEIPTS_PER_RUN]);
+      },
+      addLatePlans: async (step, plans) => void (await c.query('UPDATE history SET late_plans = late_plans + $1 WHERE run_id = $2 AND step = $3', [plans, id, step])),
+      weightsBefore: async (step) => {
+        const r = await one<Pick<HistoryColumns, 'wa_struct' | 'wa_pers' | 'wa_ped'>>(
+          'SELECT wa_struct, wa_pers, wa_ped FROM history WHERE run_id = $1 AND step < $2 ORDER BY step DESC LIMIT 1',
+          [id, step],
+        );
+        return r ? vec(r.wa_struct, r.wa_pers, r.wa_ped) : null;
+      },
+      receipt: async (key) => {
+        const r = await one<{ id: number; fingerprint: string; info: string }>('SELECT id, fingerprint, info FROM receipts WHERE run_id = $1 AND key = $2', [id, key]);
+        return r ? { id: String(r.id), fingerprint: r.fingerprint, ...(JSON.parse(r.info) as Omit<Receipt, 'fingerprint'>) } : null;
+      },
+      putReceipt: async (key, receipt) => {
+        const info = JSON.stringify({ run: receipt.run, defaults: receipt.defaults });
+        const r = await one<{ id: number }>('INSERT INTO receipts (run_id, key, fingerprint, info) VALUES ($1, $2, $3, $4) RETURNING id', [id, key, receipt.fingerprint, info]);
+        return String(r!.id);
+      },
+      deleteRun: async () => ((await c.query('DELETE FROM runs WHERE id = $1', [id])).rowCount ?? 0) > 0,
+    };
+  }
+
+  private async query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<R[]> {
+    try {
+      return (await this.pool.query<R>(sql, params)).rows;
+    } catch (e) {
+      throw unavailable(e);
+    }
+  }
+
+  async getRun(id: string): Promise<RunRecord | null> {
+    const [r] = await this.query<RunColumns>('SELECT * FROM runs WHERE id = $1', [id]);
+    return r ? runRecord(r) : null;
+  }
+
+  async openStep(id: string): Promise<OpenStep | null> {
+    const [r] = await this.query<OpenStepColumns>('SELECT step, auto, weights, plans, gated, requests FROM open_steps WHERE run_id = $1', [id]);
+    return r ? openStep(r) : null;
+  }
+
+  async listRuns(): Promise<RunRecord[]> {
+    return (await this.query<RunColumns>('SELECT * FROM runs ORDER BY id COLLATE "C"', [])).map(runRecord);
+  }
+
+  async history(runId: string, offset: number, limit: number): Promise<{ total: number; rows: HistoryRow[] }> {
+    const [count] = await this.query<{ n: number }>('SELECT count(*)::int AS n FROM history WHERE run_id = $1', [runId]);
+    const rows = await this.query<HistoryColumns>('SELECT * FROM history WHERE run_id = $1 ORDER BY step LIMIT $2 OFFSET $3', [runId, limit, offset]);
+    return { total: count!.n, rows: rows.map(historyRow) };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

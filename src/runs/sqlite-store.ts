@@ -1,0 +1,222 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { HistoryRow } from '../contracts/runs.js';
+import type { AxisVector } from '../grpo/compose.js';
+import {
+  axisColumns,
+  historyColumns,
+  historyRow,
+  MAX_RECEIPTS_PER_RUN,
+  openStep,
+  openStepColumns,
+  runColumns,
+  runRecord,
+  unpackValues,
+  vec,
+  type AxisValues,
+  type HistoryColumns,
+  type OpenStep,
+  type OpenStepColumns,
+  type Receipt,
+  type RunColumns,
+  type RunRecord,
+  type RunStore,
+  type RunTx,
+  type StoredReceipt,
+} from './store.js';
+
+// Versioned migrations, applied in order at start-up; user_version records how many have run.
+// Doubles are REAL (IEEE-754, bit-exact) or JSON text (shortest round-trip), raw plan values float64 bytes.
+const MIGRATIONS = [
+  `CREATE TABLE runs (
+     id TEXT PRIMARY KEY, config TEXT NOT NULL, weights TEXT NOT NULL, ema TEXT,
+     last_finalized_step INTEGER, finalized_steps INTEGER NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+   CREATE TABLE history (
+     run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step INTEGER NOT NULL,
+     plans INTEGER NOT NULL, gated INTEGER NOT NULL, requests INTEGER NOT NULL, late_plans INTEGER NOT NULL DEFAULT 0,
+     mean_struct REAL NOT NULL, mean_pers REAL NOT NULL, mean_ped REAL NOT NULL,
+     w_struct REAL NOT NULL, w_pers REAL NOT NULL, w_ped REAL NOT NULL,
+     ema_struct REAL NOT NULL, ema_pers REAL NOT NULL, ema_ped REAL NOT NULL,
+     wa_struct REAL NOT NULL, wa_pers REAL NOT NULL, wa_ped REAL NOT NULL,
+     refreshed INTEGER NOT NULL, finalized_at TEXT NOT NULL,
+     PRIMARY KEY (run_id, step)) WITHOUT ROWID;`,
+  // 2: the open step and Idempotency receipts, durable before a request is acknowledged.
+  `CREATE TABLE open_steps (
+     run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE, step INTEGER NOT NULL, auto INTEGER NOT NULL,
+     weights TEXT NOT NULL, plans INTEGER NOT NULL, gated INTEGER NOT NULL, requests INTEGER NOT NULL);
+   CREATE TABLE step_values (
+     id INTEGER PRIMARY KEY, run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step INTEGER NOT NULL,
+     struct BLOB NOT NULL, pers BLOB NOT NULL, ped BLOB NOT NULL);
+   CREATE INDEX step_values_run ON step_values (run_id, step);
+   CREATE TABLE receipts (
+     id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, key TEXT NOT NULL,
+     fingerprint TEXT NOT NULL, info TEXT NOT NULL, UNIQUE (run_id, key));`,
+];
+
+/**
+ * Run state in an embedded SQLite database (WAL). Every change is one `BEGIN IMMEDIATE` transaction, which
+ * holds SQLite's write lock: processes sharing one STATE_DIR are serialized by the database itself and
+ * read each other's commits, so they are as exact as PostgreSQL replicas.
+ */
+export class SqliteRunStore implements RunStore {
+  readonly engine = 'sqlite';
+  private readonly db: Database.Database;
+  private readonly stmt;
+  /** One connection: this process's transactions take turns. */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(stateDir: string) {
+    try {
+      mkdirSync(stateDir, { recursive: true });
+      this.db = new Database(join(stateDir, 'runs.sqlite'), { timeout: 10_000 });
+    } catch (e) {
+      throw new Error(`cannot keep run state in ${stateDir} (STATE_DIR; in the Docker image, the /data volume): ${(e as Error).message}`);
+    }
+    this.db.pragma('journal_mode = WAL');
+    // WAL + NORMAL: a commit survives a killed process (the WAL is in the OS cache); only a power loss can
+    // drop the last commits.
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.migrate();
+    const db = this.db;
+    this.stmt = {
+      getRun: db.prepare<[string], RunColumns>('SELECT * FROM runs WHERE id = ?'),
+      listRuns: db.prepare<[], RunColumns>('SELECT * FROM runs ORDER BY id'),
+      upsertRun: db.prepare(
+        `INSERT INTO runs (id, config, weights, ema, last_finalized_step, finalized_steps, created_at, updated_at)
+         VALUES (@id, @config, @weights, @ema, @last_finalized_step, @finalized_steps, @created_at, @updated_at)
+         ON CONFLICT(id) DO UPDATE SET config = excluded.config, weights = excluded.weights, ema = excluded.ema,
+           last_finalized_step = excluded.last_finalized_step, finalized_steps = excluded.finalized_steps,
+           updated_at = excluded.updated_at`,
+      ),
+      deleteRun: db.prepare<[string]>('DELETE FROM runs WHERE id = ?'),
+      openStep: db.prepare<[string], OpenStepColumns>('SELECT step, auto, weights, plans, gated, requests FROM open_steps WHERE run_id = ?'),
+      upsertOpen: db.prepare(
+        `INSERT INTO open_steps VALUES (@run_id, @step, @auto, @weights, @plans, @gated, @requests)
+         ON CONFLICT(run_id) DO UPDATE SET step = excluded.step, auto = excluded.auto, weights = excluded.weights,
+           plans = excluded.plans, gated = excluded.gated, requests = excluded.requests`,
+      ),
+      deleteOpen: db.prepare<[string]>('DELETE FROM open_steps WHERE run_id = ?'),
+      addValues: db.prepare('INSERT INTO step_values (run_id, step, struct, pers, ped) VALUES (@run_id, @step, @struct, @pers, @ped)'),
+      values: db.prepare<[string, number], { struct: Buffer; pers: Buffer; ped: Buffer }>('SELECT struct, pers, ped FROM step_values WHERE run_id = ? AND step = ? ORDER BY id'),
+      deleteValues: db.prepare<[string]>('DELETE FROM step_values WHERE run_id = ?'),
+      insertHistory: db.prepare(
+        `INSERT INTO history VALUES (@run_id, @step, @plans, @gated, @requests, @late_plans,
+           @mean_struct, @mean_pers, @mean_ped, @w_struct, @w_pers, @w_ped, @ema_struct, @ema_pers, @ema_ped,
+           @wa_struct, @wa_pers, @wa_ped, @refreshed, @finalized_at)`,
+      ),
+      addLate: db.prepare<[number, string, number]>('UPDATE history SET late_plans = late_plans + ? WHERE run_id = ? AND step = ?'),
+      weightsBefore: db.prepare<[string, number], Pick<HistoryColumns, 'wa_struct' | 'wa_pers' | 'wa_ped'>>(
+        'SELECT wa_struct, wa_pers, wa_ped FROM history WHERE run_id = ? AND step < ? ORDER BY step DESC LIMIT 1',
+      ),
+      history: db.prepare<[string, number, number], HistoryColumns>('SELECT * FROM history WHERE run_id = ? ORDER BY step LIMIT ? OFFSET ?'),
+      historyCount: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM history WHERE run_id = ?'),
+      receipt: db.prepare<[string, string], { id: number; fingerprint: string; info: string }>('SELECT id, fingerprint, info FROM receipts WHERE run_id = ? AND key = ?'),
+      putReceipt: db.prepare<[string, string, string, string]>('INSERT INTO receipts (run_id, key, fingerprint, info) VALUES (?, ?, ?, ?)'),
+      pruneReceipts: db.prepare<[string, string, number]>(
+        'DELETE FROM receipts WHERE run_id = ? AND id <= (SELECT id FROM receipts WHERE run_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',
+      ),
+    };
+  }
+
+  private migrate(): void {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const version = this.db.pragma('user_version', { simple: true }) as number;
+      if (version > MIGRATIONS.length) throw new Error(`state database schema ${version} is newer than this service (${MIGRATIONS.length})`);
+      for (let v = version; v < MIGRATIONS.length; v++) this.db.exec(MIGRATIONS[v]!);
+      this.db.pragma(`user_version = ${MIGRATIONS.length}`);
+      this.db.exec('COMMIT');
+    } catch (e) {
+      this.db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+
+  withRun<T>(runId: string, f: (tx: RunTx) => Promise<T>): Promise<T> {
+    const result = this.tail.then(async () => {
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const out = await f(this.tx(runId));
+        this.db.exec('COMMIT');
+        return out;
+      } catch (e) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw e;
+      }
+    });
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  private tx(id: string): RunTx {
+    const s = this.stmt;
+    return {
+      run: async () => {
+        const r = s.getRun.get(id);
+        return r ? runRecord(r) : null;
+      },
+      saveRun: async (run) => void s.upsertRun.run(runColumns(run)),
+      openStep: async () => {
+        const r = s.openStep.get(id);
+        return r ? openStep(r) : null;
+      },
+      saveOpenStep: async (open) => void s.upsertOpen.run({ run_id: id, ...openStepColumns(open) }),
+      addValues: async (step, raws) => void s.addValues.run({ run_id: id, step, ...axisColumns(raws) }),
+      values: async (step) => {
+        const out: AxisValues = { struct: [], pers: [], ped: [] };
+        for (const r of s.values.all(id, step)) {
+          unpackValues(r.struct, out.struct);
+          unpackValues(r.pers, out.pers);
+          unpackValues(r.ped, out.ped);
+        }
+        return out;
+      },
+      finalizeStep: async (run: RunRecord, row: HistoryRow) => {
+        s.insertHistory.run({ run_id: id, ...historyColumns(row) });
+        s.upsertRun.run(runColumns(run));
+        s.deleteOpen.run(id);
+        s.deleteValues.run(id);
+        s.pruneReceipts.run(id, id, MAX_RECEIPTS_PER_RUN);
+      },
+      addLatePlans: async (step, plans) => void s.addLate.run(plans, id, step),
+      weightsBefore: async (step): Promise<AxisVector | null> => {
+        const r = s.weightsBefore.get(id, step);
+        return r ? vec(r.wa_struct, r.wa_pers, r.wa_ped) : null;
+      },
+      receipt: async (key): Promise<StoredReceipt | null> => {
+        const r = s.receipt.get(id, key);
+        return r ? { id: String(r.id), fingerprint: r.fingerprint, ...(JSON.parse(r.info) as Omit<Receipt, 'fingerprint'>) } : null;
+      },
+      putReceipt: async (key, receipt) => {
+        const info = JSON.stringify({ run: receipt.run, defaults: receipt.defaults });
+        return String(s.putReceipt.run(id, key, receipt.fingerprint, info).lastInsertRowid);
+      },
+      deleteRun: async () => s.deleteRun.run(id).changes > 0,
+    };
+  }
+
+  async getRun(id: string): Promise<RunRecord | null> {
+    const r = this.stmt.getRun.get(id);
+    return r ? runRecord(r) : null;
+  }
+
+  async openStep(id: string): Promise<OpenStep | null> {
+    const r = this.stmt.openStep.get(id);
+    return r ? openStep(r) : null;
+  }
+
+  async listRuns(): Promise<RunRecord[]> {
+    return this.stmt.listRuns.all().map(runRecord);
+  }
+
+  async history(runId: string, offset: number, limit: number): Promise<{ total: number; rows: HistoryRow[] }> {
+    return { total: this.stmt.historyCount.get(runId)!.n, rows: this.stmt.history.all(runId, limit, offset).map(historyRow) };
+  }
+
+  async close(): Promise<void> {
+    await this.tail;
+    this.db.close();
+  }
+}

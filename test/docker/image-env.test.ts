@@ -1,0 +1,97 @@
+// The Docker image as far as this machine can check it without an engine: the built dist/ started the way
+// the Dockerfile starts it — its final stage's environment, an unprivileged user, a working directory
+// that user cannot write — keeps its run state on the declared volume and serves.
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import t from 'tap';
+import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
+
+const repo = new URL('../..', import.meta.url).pathname;
+const dockerfile = readFileSync(join(repo, 'Dockerfile'), 'utf8');
+const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+const imageEnv = Object.fromEntries(
+  [...finalStage.matchAll(/^ENV (.+)$/gm)].flatMap((m) => m[1]!.trim().split(/\s+/).map((kv) => kv.split('=') as [string, string])),
+);
+const volume = /^VOLUME (\S+)$/m.exec(finalStage)?.[1];
+const cmd = JSON.parse(/^CMD (\[.+\])$/m.exec(finalStage)![1]!) as string[];
+
+// As root, the process runs as `nobody` (the image's `node` user); otherwise as ourselves in a directory
+// made read-only, which is what a root-owned WORKDIR is to the image's user.
+const root = userInfo().uid === 0;
+const nobody = root ? { uid: Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'nobody'], { encoding: 'utf8' })) } : null;
+
+function writableDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'image-data-'));
+  if (nobody) chownSync(d, nobody.uid, nobody.gid);
+  return d;
+}
+function readOnlyWorkdir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'image-app-'));
+  chmodSync(d, 0o555);
+  return d;
+}
+
+function start(env: Record<string, string>) {
+  const args = cmd.slice(1);
+  const child = spawn(process.execPath, args.map((a) => (a.startsWith('dist/') ? join(repo, a) : a)), {
+    cwd: readOnlyWorkdir(),
+    env: { PATH: process.env.PATH!, ...env, PORT: '0', HOST: '127.0.0.1', WORKERS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(nobody ?? {}),
+  });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const listening = new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const msg = String((JSON.parse(line) as { msg?: string }).msg ?? '');
+      if (msg.startsWith('Server listening at ')) resolve(msg.slice('Server listening at '.length));
+    });
+    void exited.then((code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+  });
+  return { child, exited, listening, stderr: () => stderr };
+}
+
+t.before(() => {
+  execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' });
+});
+
+t.test('the final stage declares the state volume and points STATE_DIR at it', async (t) => {
+  t.equal(cmd[0], 'node');
+  t.equal(imageEnv.STATE_DIR, '/data');
+  t.equal(volume, '/data');
+  t.match(finalStage, /^USER node$/m);
+  t.match(finalStage, /chown node:node \/data/);
+});
+
+t.test("with the image's environment, as an unprivileged user in a directory it cannot write: serves and keeps state on the volume", async (t) => {
+  const data = writableDir();
+  const s = start({ ...imageEnv, STATE_DIR: data });
+  t.teardown(() => s.child.kill('SIGKILL'));
+  const base = await s.listening;
+  for (let i = 0; ; i++) {
+    const ready = await fetch(`${base}/ready`);
+    if (ready.status === 200) break;
+    if (i > 300) throw new Error('never ready');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const scored = await fetch(`${base}/score-plan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...EXAMPLE_SCORE_REQUEST, run_id: 'img', step: 0 }) });
+  t.equal(scored.status, 200);
+  t.equal(((await scored.json()) as { run: { counted: boolean } }).run.counted, true);
+  t.ok(existsSync(join(data, 'runs.sqlite')), 'run state is on the volume');
+  s.child.kill('SIGTERM');
+  t.equal(await s.exited, 0, 'SIGTERM drains and exits 0');
+});
+
+t.test('without the volume (STATE_DIR left at ./state in the read-only WORKDIR) it refuses to start, saying why', async (t) => {
+  const env = { ...imageEnv };
+  delete env.STATE_DIR;
+  const s = start(env);
+  t.teardown(() => s.child.kill('SIGKILL'));
+  await t.rejects(s.listening);
+  t.not(await s.exited, 0);
+  t.match(s.stderr(), /cannot keep run state in \.\/state \(STATE_DIR.*EACCES/);
+});
