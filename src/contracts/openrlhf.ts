@@ -4,7 +4,9 @@ import { RunIdSchema } from './runs.js';
 // OpenRLHF's remote reward model protocol (--reward.remote_url, earlier --remote_rm_url).
 export const OpenRlhfRequestSchema = z
   .object({
-    query: z.array(z.string()).min(1).describe('Prompt + response, as rendered with the chat template'),
+    query: z
+      .array(z.string())
+      .describe('Prompt + response, as rendered with the chat template. Empty: an empty answer (OpenRLHF sends every server but the first empty lists)'),
     prompts: z.array(z.string()).optional().describe('The prompts, stripped from the front of each query'),
     labels: z
       .array(z.unknown())
@@ -15,6 +17,13 @@ export const OpenRlhfRequestSchema = z
 
 export const OpenRlhfQuerySchema = z.object({
   run_id: RunIdSchema.default('default').describe('Run whose weights and steps these samples belong to'),
+  step: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe("The trainer's step, when the caller knows it (verl's global_steps): the samples count into it. Omitted: the run's automatic steps"),
 });
 
 export const OpenRlhfResponseSchema = z
@@ -27,6 +36,7 @@ export const OpenRlhfResponseSchema = z
       ped: z.array(z.number()),
       gated: z.array(z.number()).describe('1 when the hard gate closed'),
       step: z.array(z.number()).describe('The run step each sample was counted in'),
+      profile_ignored: z.array(z.number()).describe('1 when the label could not be read as a profile: the sample was scored without one'),
     }),
   })
   .meta({ id: 'OpenRlhfResponse' });

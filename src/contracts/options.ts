@@ -17,6 +17,10 @@ export const ScoringOptionsSchema = z
     tau: z.number().min(0).max(1).optional().describe('τ: an axis whose group std is below τ gets z = 0. Default 1e-6.'),
     ddof: z.union([z.literal(0), z.literal(1)]).optional().describe('Delta degrees of freedom of the std. Default 0.'),
     deadline_ms: DeadlineMsSchema,
+    detail: z
+      .enum(['full', 'rewards'])
+      .optional()
+      .describe('full (default): every plan with its components, violations, normalizations and topology. rewards: reward, advantage, score, z, gate and raw only — what a trainer needs, a fraction of the bytes'),
   })
   .strict()
   .meta({ id: 'ScoringOptions' });

@@ -1,22 +1,28 @@
 import { z } from 'zod';
 
-const stringList = z.union([z.array(z.string().max(1000)).max(1000), z.string().max(20000)]);
+const list = z.array(z.string().max(1000)).max(1000);
+const stringList = z.union([list, z.string().max(20000)]);
+// null is absent: a Hugging Face `datasets` struct column gives every missing key as None. (No transform
+// here: it would split the OpenAPI input schema from its example.)
+const absentIfNull = <T extends z.ZodType>(s: T) => s.nullish();
 
 export const ProfileObjectSchema = z
   .looseObject({
-    about_me: z.string().max(20000).optional(),
-    tags: stringList.optional().describe('List, or a comma/semicolon-separated string'),
-    skills: stringList.optional().describe('List, or a comma/semicolon-separated string'),
-    experience: z.string().max(20000).optional(),
-    goals: z.union([z.string().max(20000), z.array(z.string().max(1000)).max(1000)]).optional(),
-    signals: z.array(z.string().max(1000)).max(1000).optional().describe('Explicit personalization signals'),
+    about_me: absentIfNull(z.string().max(20000)),
+    tags: absentIfNull(stringList).describe('List, or a comma/semicolon-separated string'),
+    skills: absentIfNull(stringList).describe('List, or a comma/semicolon-separated string'),
+    experience: absentIfNull(z.string().max(20000)),
+    goals: absentIfNull(z.union([z.string().max(20000), list])),
+    signals: absentIfNull(list).describe('Explicit personalization signals'),
   })
   .meta({ id: 'LearnerProfileObject' });
+export type ProfileObject = z.infer<typeof ProfileObjectSchema>;
 
 export const ProfileSchema = z
-  .union([z.string().max(65536), ProfileObjectSchema], { error: 'expected free text or a profile object { about_me, tags, skills, experience, goals, signals }' })
-  .describe('Learner profile: an object with about_me, tags, skills, experience, goals, signals; or free text')
+  .union([z.string().max(65536), ProfileObjectSchema, list.describe('A list of tags')], {
+    error: 'expected free text, a list of tags, or a profile object { about_me, tags, skills, experience, goals, signals }',
+  })
+  .describe('Learner profile: an object with about_me, tags, skills, experience, goals, signals (null = absent); a list of tags; or free text')
   .meta({ id: 'LearnerProfile' });
 
 export type Profile = z.infer<typeof ProfileSchema>;
-export type ProfileObject = z.infer<typeof ProfileObjectSchema>;

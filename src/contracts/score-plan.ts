@@ -49,6 +49,19 @@ export const PlanScoreSchema = z
   })
   .meta({ id: 'PlanScore' });
 
+export const PlanRewardSchema = z
+  .object({
+    index: PlanScoreSchema.shape.index,
+    reward: PlanScoreSchema.shape.reward,
+    advantage: PlanScoreSchema.shape.advantage,
+    score: PlanScoreSchema.shape.score,
+    z: PlanScoreSchema.shape.z,
+    gate: PlanEvaluationFields.gate,
+    raw: PlanEvaluationFields.raw,
+  })
+  .strict()
+  .meta({ id: 'PlanReward', description: 'A plan with options.detail = "rewards"' });
+
 export const GroupScoreSchema = z
   .object({
     index: z.number(),
@@ -74,5 +87,10 @@ export const ScorePlanResponseSchema = z
     run: RunStepInfoSchema.nullable().describe('Step accounting for this request; null when stateless'),
   })
   .meta({ id: 'ScorePlanResponse' });
+
+/** The same response with options.detail = "rewards": each plan's composed numbers, gate and raw values only. */
+export const ScorePlanRewardsResponseSchema = ScorePlanResponseSchema.extend({
+  groups: z.array(GroupScoreSchema.extend({ plans: z.array(PlanRewardSchema) }).meta({ id: 'GroupRewards' })),
+}).meta({ id: 'ScorePlanRewardsResponse' });
 
 export type ScorePlanResponse = z.infer<typeof ScorePlanResponseSchema>;

@@ -107,7 +107,10 @@ export async function scoreInRun<J>(req: ScorePlanRequest, idempotencyKey: strin
   }
 
   const receipt = idempotencyKey === undefined ? undefined : { key: receiptKey(req.step, idempotencyKey), fingerprint: fingerprint(req) };
-  void runDefaults(deps, runId).then((d) => judged(resolveOptions(req.options, d)), () => undefined);
+  // Judging starts now; its outcome is awaited in the turn, or dropped if the request ends first.
+  void runDefaults(deps, runId)
+    .then((d) => judged(resolveOptions(req.options, d)))
+    .catch(() => undefined);
   return deps.turns.inTurn(runId, signal, async () => {
     const byDefaults = (d: ScoringDefaults) => judged(resolveOptions(req.options, d));
     const { judgement, counted } = await countJudged(deps, runId, req.step, byDefaults, (j) => scorer.plans(j), receipt, signal);
@@ -136,21 +139,24 @@ export interface SampleResult extends Judged {
 }
 
 /**
- * Step-less samples (OpenRLHF): judged at once, then counted in the request's turn into the run's
- * automatic steps (one per request, or `samples_per_step` plans per step) and composed with the weights
- * of the step they land in.
+ * Samples scored one by one (OpenRLHF, verl's single form): judged at once, then counted in the request's
+ * turn into `step`, or without one into the run's automatic steps (one per request, or `samples_per_step`
+ * plans per step), and composed with the weights of the step they land in.
  */
 export async function scoreSamplesInRun(
   runId: string,
+  step: number | undefined,
   deps: RunDeps,
   judge: (gate: GateOptions) => Promise<Judged[]>,
   signal: AbortSignal,
 ): Promise<{ scores: SampleResult[]; step: number; summary: ScoreSummary }> {
   const judged = memoJudge(judge);
   const byDefaults = (d: ScoringDefaults) => judged({ ...deps.serviceDefaults, strict: false, lambda_hard: d.lambda_hard });
-  void runDefaults(deps, runId).then(byDefaults, () => undefined);
+  void runDefaults(deps, runId)
+    .then(byDefaults)
+    .catch(() => undefined);
   return deps.turns.inTurn(runId, signal, async () => {
-    const { judgement, counted } = await countJudged(deps, runId, undefined, byDefaults, (j) => j, undefined, signal);
+    const { judgement, counted } = await countJudged(deps, runId, step, byDefaults, (j) => j, undefined, signal);
     if (counted.kind !== 'counted') throw new Error(`unreachable: ${counted.kind} without an Idempotency-Key`);
     const scores = judgement.map((e) => ({ ...e, ...composeSample(e, counted.run.weights) }));
     const { raws, gated } = tallyOf(judgement);
@@ -165,7 +171,7 @@ export function localScorer(req: ScorePlanRequest, limits: PlanLimits): PlanScor
     judge: async (gate) => evaluateGroups(req.groups, palette, limits, gate),
     plans: (judged) => judged.flatMap((g) => g.plans),
     compose(judged, options, weights) {
-      const { groups, summary } = composeGroups(judged, options, weights, planDetail);
+      const { groups, summary } = composeGroups(judged, options, weights, req.options?.detail === 'rewards' ? () => ({}) : planDetail);
       return { summary, write: (run) => JSON.stringify({ groups, weights, options, palette: paletteInfo(palette), versions: VERSIONS, run }) };
     },
   };

@@ -6,12 +6,15 @@ export function responseOf(query: string, prompt: string | undefined): string {
   return prompt !== undefined && prompt.length > 0 && query.startsWith(prompt) ? query.slice(prompt.length) : query;
 }
 
-/** A label carries the learner profile: an object, { profile }, free text, or a JSON string of any of them. */
-export function profileOf(label: unknown): Profile {
+/**
+ * A label carries the learner profile: an object, { profile }, a list of tags, free text, or a JSON string
+ * of any of them. One that is none of these is scored without a profile, and says so (`ignored`).
+ */
+export function profileOf(label: unknown): { profile: Profile; ignored: boolean } {
   let value = label;
   if (typeof value === 'string') {
     const text = value.trim();
-    if (text.startsWith('{')) {
+    if (text.startsWith('{') || text.startsWith('[')) {
       try {
         value = JSON.parse(text) as unknown;
       } catch {
@@ -21,9 +24,12 @@ export function profileOf(label: unknown): Profile {
   }
   if (value && typeof value === 'object' && !Array.isArray(value) && 'profile' in value) value = (value as { profile: unknown }).profile;
   const parsed = ProfileSchema.safeParse(value ?? '');
-  return parsed.success ? parsed.data : '';
+  return parsed.success ? { profile: parsed.data, ignored: false } : { profile: '', ignored: true };
 }
 
-export function samplesOf(req: OpenRlhfRequest): Array<{ completion: string; profile: Profile }> {
-  return req.query.map((q, i) => ({ completion: responseOf(q, req.prompts?.[i]), profile: profileOf(req.labels?.[i]) }));
+export function samplesOf(req: OpenRlhfRequest): Array<{ completion: string; profile: Profile; profileIgnored: boolean }> {
+  return req.query.map((q, i) => {
+    const { profile, ignored } = profileOf(req.labels?.[i]);
+    return { completion: responseOf(q, req.prompts?.[i]), profile, profileIgnored: ignored };
+  });
 }

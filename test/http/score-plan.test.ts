@@ -123,3 +123,34 @@ t.test('unknown routes are JSON 404s', async (t) => {
   t.equal(res.statusCode, 404);
   t.match(res.json(), { error: 'Not Found' });
 });
+
+t.test('options.detail = "rewards": the same numbers, gates and raw values, without the explanations', async (t) => {
+  const completions = [...EXAMPLE_SCORE_REQUEST.groups[0]!.completions, JSON.stringify(EXAMPLE_PLAN).repeat(1)];
+  const full = await post({ ...group(completions), run_id: null });
+  const compact = await post({ ...group(completions), run_id: null, options: { detail: 'rewards' } });
+  t.equal(compact.statusCode, 200, compact.body);
+  const f = full.json<ScorePlanResponse>();
+  const c = compact.json<ScorePlanResponse>();
+  t.same(
+    c.groups[0]!.plans,
+    f.groups[0]!.plans.map(({ index, reward, advantage, score, z, gate, raw }) => ({ index, reward, advantage, score, z, gate, raw })),
+  );
+  t.same({ ...c, groups: [] }, { ...f, groups: [] }, 'weights, options, palette, versions, run as in full');
+  t.ok(compact.body.length * 3 < full.body.length, `${compact.body.length} bytes against ${full.body.length}`);
+  const bad = await post({ ...group(completions), options: { detail: 'some' } });
+  t.equal(bad.statusCode, 400);
+  t.match(bad.json(), { issues: [{ path: '$.options.detail' }] });
+});
+
+t.test('a run request past a tiny deadline is a 504, and its abandoned judging rejects nothing unhandled', async (t) => {
+  // Over 16 KB of completion text, so the plans are judged on the pool, asynchronously.
+  const big = group(Array.from({ length: 20 }, () => JSON.stringify(EXAMPLE_PLAN)));
+  t.ok(JSON.stringify(big).length > 16 * 1024);
+  for (const run_id of ['deadline-run', null]) {
+    const res = await post({ ...big, run_id, options: { deadline_ms: 1 } });
+    t.equal(res.statusCode, 504, res.body.slice(0, 200));
+  }
+  // An unhandled rejection would surface here and fail the test (and end a real process).
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal((await app.inject({ method: 'GET', url: '/runs/deadline-run' })).statusCode, 404, 'nothing of it was recorded');
+});

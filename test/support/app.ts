@@ -9,7 +9,7 @@ import { ErrorResponseSchema } from '../../src/contracts/errors.js';
 import { ReadySchema } from '../../src/http/routes/health.js';
 import { OpenRlhfResponseSchema } from '../../src/contracts/openrlhf.js';
 import { HistoryRowSchema, RunViewSchema } from '../../src/contracts/runs.js';
-import { ScorePlanResponseSchema } from '../../src/contracts/score-plan.js';
+import { ScorePlanResponseSchema, ScorePlanRewardsResponseSchema } from '../../src/contracts/score-plan.js';
 import { ValidatePlanResponseSchema } from '../../src/contracts/validate-plan.js';
 import { VerifyTurnResponseSchema } from '../../src/contracts/verify-turn.js';
 import { DialogueNextResponseSchema } from '../../src/contracts/dialogue-next.js';
@@ -20,7 +20,7 @@ import { FitResponseSchema, TraceKnowledgeResponseSchema } from '../../src/contr
 // The service serializes with plain JSON.stringify; here every JSON response a test receives is checked
 // against its zod contract, so a drift between code and schema fails the suite.
 const CONTRACTS: Record<string, z.ZodType> = {
-  'POST /score-plan': ScorePlanResponseSchema,
+  'POST /score-plan': z.union([ScorePlanResponseSchema, ScorePlanRewardsResponseSchema]),
   'POST /validate-plan': ValidatePlanResponseSchema,
   'POST /openrlhf/reward': OpenRlhfResponseSchema,
   'POST /verify-turn': VerifyTurnResponseSchema,

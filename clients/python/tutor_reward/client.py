@@ -78,15 +78,17 @@ class Client:
             (rank + "\n" + json.dumps(body, sort_keys=True)).encode("utf-8")).hexdigest()
         return self._request("POST", "/score-plan", body, {"idempotency-key": key})
 
-    def openrlhf(self, query: list, prompts: Optional[list] = None, labels: Optional[list] = None) -> dict:
-        """POST /openrlhf/reward: samples scored one by one, counted in automatic steps."""
+    def openrlhf(self, query: list, prompts: Optional[list] = None, labels: Optional[list] = None,
+                 step: Optional[int] = None) -> dict:
+        """POST /openrlhf/reward: samples scored one by one, counted into `step` or the run's automatic steps."""
         body: dict = {"query": query}
         if prompts is not None:
             body["prompts"] = prompts
         if labels is not None:
             body["labels"] = labels
         run = urllib.parse.quote(self.run_id or "default", safe="")
-        return self._request("POST", f"/openrlhf/reward?run_id={run}", body)
+        at = "" if step is None else f"&step={int(step)}"
+        return self._request("POST", f"/openrlhf/reward?run_id={run}{at}", body)
 
     def configure_run(self, **config: Any) -> dict:
         return self._request("PUT", f"/runs/{self._run()}", config)

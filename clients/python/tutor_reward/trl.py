@@ -5,10 +5,18 @@
     trainer = GRPOTrainer(model=..., reward_funcs=[reward], args=GRPOConfig(num_generations=8, ...),
                           train_dataset=dataset)  # dataset columns: prompt, profile (and optionally query)
 
-TRL calls it with the batch's prompts and completions and every other dataset column as a keyword
-argument. The samples are grouped by prompt (one rollout group per prompt), sent with
-step = trainer_state.global_step, and the composed rewards R_i come back in the original order. TRL then
-normalizes them within each group, (R_i − mean) / (std + 1e-4), which is the paper's advantage A_i.
+TRL (GRPOTrainer._calculate_rewards) calls it with keyword arguments only: prompts, completions,
+completion_ids, every other dataset column, trainer_state, log_extra and log_metric. The samples are
+grouped into rollout groups by prompt, profile and query, sent with step = trainer_state.global_step, and
+the composed rewards R_i come back in the original order. TRL then normalizes them within each group,
+(R_i − mean) / (std + 1e-4), which is the paper's advantage A_i.
+
+Evaluation: TRL does not tell a reward function whether it is evaluating. Give the reward its trainer
+(`reward.watch(trainer)`); while `trainer.model.training` is false — which is how TRL itself tells an
+evaluation step — plans are scored statelessly and never counted into the run.
+
+Failures: `on_error="raise"` (default) raises after the client's retries; `on_error="none"` warns and
+returns None for every sample of the call, which TRL turns into an advantage of 0.
 """
 
 from __future__ import annotations
@@ -61,22 +69,38 @@ class PlanReward:
 
     def __init__(self, client: Union[Client, str] = "http://localhost:8080", run_id: Optional[str] = "default",
                  profile_column: str = "profile", query_column: Optional[str] = None,
-                 num_generations: Optional[int] = None, name: str = "personalplan_reward"):
+                 num_generations: Optional[int] = None, name: str = "personalplan_reward",
+                 on_error: str = "raise"):
+        if on_error not in ("raise", "none"):
+            raise ValueError('on_error must be "raise" or "none"')
         self.client = client if isinstance(client, Client) else Client(client, run_id=run_id)
         self.profile_column = profile_column
         self.query_column = query_column
         self.num_generations = num_generations
+        self.on_error = on_error
         self.__name__ = name  # TRL logs each reward function under its __name__
         self.last_response: Optional[dict] = None
+        self._trainer: Any = None
+
+    def watch(self, trainer: Any) -> "PlanReward":
+        """Score evaluation batches (trainer.model.training false) without counting them into the run."""
+        self._trainer = trainer
+        return self
+
+    def _evaluating(self) -> bool:
+        model = getattr(self._trainer, "model", None)
+        return model is not None and not getattr(model, "training", True)
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any = None,
-                 trainer_state: Any = None, **columns: Any) -> list:
-        groups: dict = {}
-        for i, prompt in enumerate(prompts):
-            key = json.dumps(prompt, sort_keys=True, default=str)
-            groups.setdefault(key, []).append(i)
+                 trainer_state: Any = None, log_extra: Any = None, log_metric: Any = None, **columns: Any) -> list:
         profiles = columns.get(self.profile_column)
         queries = columns.get(self.query_column) if self.query_column else None
+        # One rollout group per prompt, profile and query: one prompt asked by two learners is two groups.
+        groups: dict = {}
+        for i, prompt in enumerate(prompts):
+            key = json.dumps([prompt, profiles[i] if profiles is not None else None,
+                              queries[i] if queries is not None else None], sort_keys=True, default=str)
+            groups.setdefault(key, []).append(i)
         payload, order = [], []
         for key, indices in groups.items():
             if self.num_generations is not None and len(indices) != self.num_generations:
@@ -91,10 +115,32 @@ class PlanReward:
             })
             order.append(indices)
         step = getattr(trainer_state, "global_step", None) if trainer_state is not None else None
-        response = self.client.score(payload, step=step)
+        evaluating = self._evaluating()
+        client = Client(self.client.base_url, run_id=None, timeout=self.client.timeout, retries=self.client.retries,
+                        backoff=self.client.backoff) if evaluating else self.client
+        try:
+            response = client.score(payload, step=None if evaluating else step, options={"detail": "rewards"})
+        except Exception as err:  # noqa: BLE001 — any failure after the client's retries
+            if self.on_error == "raise":
+                raise
+            warnings.warn(f"{self.__name__}: no rewards for this batch ({err}); TRL gives these samples advantage 0",
+                          RuntimeWarning, stacklevel=2)
+            return [None] * len(completions)
         self.last_response = response
         rewards = [0.0] * len(completions)
+        per_sample = {"struct": [0.0] * len(completions), "pers": [0.0] * len(completions),
+                      "ped": [0.0] * len(completions), "gated": [0.0] * len(completions)}
         for group, indices in zip(response["groups"], order):
             for plan, i in zip(group["plans"], indices):
                 rewards[i] = float(plan["reward"])
+                for axis in ("struct", "pers", "ped"):
+                    per_sample[axis][i] = float(plan["raw"][axis])
+                per_sample["gated"][i] = 1.0 if plan["gate"]["failed"] else 0.0
+        n = max(1, len(completions))
+        if log_extra is not None:
+            for column, values in per_sample.items():
+                log_extra(f"{self.__name__}/{column}", values)
+        if log_metric is not None:
+            for column, values in per_sample.items():
+                log_metric(f"{self.__name__}/{column}_mean", sum(values) / n)
         return rewards

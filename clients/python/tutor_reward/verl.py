@@ -1,22 +1,36 @@
-"""verl reward adapters: point `custom_reward_function.path` at this file.
+"""verl reward adapters: point `reward.custom_reward_function.path` at this file (verl loads it by path,
+outside any package), or use `pkg://tutor_reward.verl`.
 
-Single form (NaiveRewardManager): `compute_score(data_source, solution_str, ground_truth, extra_info)`
-scores one sample alone (no group is visible): reward = Σ_k w_k R_k + R_hard, through the same automatic
-steps as OpenRLHF. Batch form (BatchRewardManager, `custom_reward_function.name=compute_score_batch`):
-the batch is grouped by prompt (ground_truth, extra_info["index"]) and scored as rollout groups, one step
-per call, so the composed rewards are z-scored within each group as in the paper.
+Single form (the `naive` reward manager, verl's default):
+`compute_score(data_source, solution_str, ground_truth, extra_info)` scores one sample alone (no group is
+visible): reward = Σ_k w_k R_k + R_hard. When verl's rollout puts the trainer step into extra_info
+(`global_steps`), the sample is counted into that step, so weights never change within a rollout batch;
+otherwise it goes through the run's automatic steps (set the run's `samples_per_step` to the batch size).
 
-ground_truth carries the learner profile (object, free text or JSON string). The service address and run
-come from TUTOR_REWARD_URL (default http://localhost:8080) and TUTOR_REWARD_RUN (default "default").
+Batch form (verl's `batch` reward manager, which only versions before February 2026 have, with
+`reward_model.use_reward_loop=False reward_model.reward_manager=batch`, `name=compute_score_batch`): the
+batch is grouped into rollout groups by prompt and scored with group z-scores, one step per call.
+
+Fields read: `ground_truth` is the learner profile (object, list of tags, free text or JSON string; None
+fields are absent); from `extra_info`: `index` (the prompt's id) and `prompt` or `query` (its text), both
+optional, and `global_steps`. The service address and run come from TUTOR_REWARD_URL (default
+http://localhost:8080) and TUTOR_REWARD_RUN (default "default").
 """
 
 from __future__ import annotations
 
 import json
+import numbers
 import os
+import sys
+import warnings
 from typing import Any, Optional, Sequence
 
-from .client import Client
+try:
+    from .client import Client
+except ImportError:  # loaded from its file path by verl: no parent package, so import it by name
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from tutor_reward.client import Client
 
 
 def _client() -> Client:
@@ -24,7 +38,19 @@ def _client() -> Client:
                   run_id=os.environ.get("TUTOR_REWARD_RUN", "default"))
 
 
+def _plain(value: Any) -> Any:
+    """numpy arrays and scalars (as parquet columns come back) as plain lists and numbers."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
 def _profile(ground_truth: Any) -> Any:
+    ground_truth = _plain(ground_truth)
     if isinstance(ground_truth, str) and ground_truth.strip().startswith("{"):
         try:
             ground_truth = json.loads(ground_truth)
@@ -35,30 +61,47 @@ def _profile(ground_truth: Any) -> Any:
     return ground_truth if ground_truth is not None else ""
 
 
-def compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Optional[dict] = None) -> dict:
-    out = _client().openrlhf([solution_str], labels=[_profile(ground_truth)])
+def _info(extra_info: Any) -> dict:
+    return extra_info if isinstance(extra_info, dict) else {}
+
+
+def _step(info: dict) -> Optional[int]:
+    step = info.get("global_steps")  # numpy integers are numbers.Integral too
+    return int(step) if isinstance(step, numbers.Integral) and not isinstance(step, bool) else None
+
+
+def compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Optional[dict] = None,
+                  **_: Any) -> dict:
+    out = _client().openrlhf([solution_str], labels=[_profile(ground_truth)], step=_step(_info(extra_info)))
     logs = out["extra_logs"]
+    if logs.get("profile_ignored", [0])[0]:
+        warnings.warn(f"ground_truth could not be read as a learner profile, scored without one: {ground_truth!r:.200}",
+                      RuntimeWarning, stacklevel=2)
     return {"score": out["rewards"][0], "plan_score": out["scores"][0], "struct": logs["struct"][0],
             "pers": logs["pers"][0], "ped": logs["ped"][0], "gated": logs["gated"][0]}
 
 
 def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str], ground_truths: Sequence[Any],
-                        extra_infos: Optional[Sequence[Optional[dict]]] = None) -> list:
-    extra_infos = extra_infos or [None] * len(solution_strs)
+                        extra_infos: Optional[Sequence[Optional[dict]]] = None, **_: Any) -> list:
+    # verl passes numpy object arrays: never test them for truth, iterate them.
+    n = len(solution_strs)
+    infos = [_info(x) for x in extra_infos] if extra_infos is not None else [{}] * n
     groups: dict = {}
-    for i, (gt, info) in enumerate(zip(ground_truths, extra_infos)):
-        index = (info or {}).get("index")
-        key = json.dumps([gt, index], sort_keys=True, default=str)
+    for i in range(n):
+        info = infos[i]
+        # One rollout group per prompt: its index when the dataset has one, else its text, else the profile.
+        prompt = info.get("index", info.get("prompt", info.get("query")))
+        key = json.dumps([_plain(ground_truths[i]), _plain(prompt)], sort_keys=True, default=str)
         groups.setdefault(key, []).append(i)
     payload, order = [], []
     for indices in groups.values():
         first = indices[0]
-        info = extra_infos[first] or {}
-        payload.append({"id": str(len(payload)), "query": str(info.get("query", "")),
+        info = infos[first]
+        payload.append({"id": str(len(payload)), "query": str(info.get("prompt", info.get("query", ""))),
                         "profile": _profile(ground_truths[first]),
                         "completions": [solution_strs[i] for i in indices]})
         order.append(indices)
-    response = _client().score(payload)
+    response = _client().score(payload, options={"detail": "rewards"})
     results: list = [None] * len(solution_strs)
     for group, indices in zip(response["groups"], order):
         for plan, i in zip(group["plans"], indices):

@@ -35,10 +35,14 @@ export const openRlhfRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
         if (query.length > ctx.requestLimits.maxPlansPerRequest) {
           throw new RequestError(`${query.length} samples, over MAX_PLANS_PER_REQUEST`, [{ path: '$.query', message: `at most ${ctx.requestLimits.maxPlansPerRequest}` }]);
         }
+        // OpenRLHF with several --reward.remote_url entries sends each sample to the first and empty lists to
+        // the others; the answer must be well formed, and no step is opened for nothing.
+        if (query.length === 0) return { rewards: [], scores: [], extra_logs: { struct: [], pers: [], ped: [], gated: [], step: [], profile_ignored: [] } };
         const signal = requestSignal(req, reply, ctx.deadlineMs);
         const samples = samplesOf(req.body);
-        const judge = (gate: GateOptions) => ctx.pool.run('evaluateSamplesTask', { samples, limits: ctx.planLimits, gate }, signal);
-        const { scores, step, summary } = await scoreSamplesInRun(req.query.run_id, runDeps(ctx), judge, signal);
+        const judge = (gate: GateOptions) =>
+          ctx.pool.run('evaluateSamplesTask', { samples: samples.map(({ completion, profile }) => ({ completion, profile })), limits: ctx.planLimits, gate }, signal);
+        const { scores, step, summary } = await scoreSamplesInRun(req.query.run_id, req.query.step, runDeps(ctx), judge, signal);
         req.scoreSummary = summary;
         return {
           rewards: scores.map((s) => s.reward),
@@ -49,6 +53,7 @@ export const openRlhfRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
             ped: scores.map((s) => s.raw.ped),
             gated: scores.map((s) => (s.gate.failed ? 1 : 0)),
             step: scores.map(() => step),
+            profile_ignored: samples.map((s) => (s.profileIgnored ? 1 : 0)),
           },
         };
       },

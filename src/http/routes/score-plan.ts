@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorResponseSchema } from '../../contracts/errors.js';
-import { ScorePlanRequestSchema, ScorePlanResponseSchema, type ScorePlanResponse } from '../../contracts/score-plan.js';
+import { ScorePlanRequestSchema, ScorePlanResponseSchema, ScorePlanRewardsResponseSchema, type ScorePlanResponse } from '../../contracts/score-plan.js';
 import { scoreInRun } from '../../runs/score-in-run.js';
 import { runDeps, type ScoringContext } from '../context.js';
 import { requestSignal } from '../work/deadline.js';
@@ -25,7 +25,7 @@ export const scorePlanRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
             'idempotency-key': z.string().min(1).max(200).optional().describe('Makes a retry of this request return the same body and count once'),
           }),
           body: ScorePlanRequestSchema,
-          response: { 200: ScorePlanResponseSchema, 400: ErrorResponseSchema, 409: ErrorResponseSchema, 413: ErrorResponseSchema, 503: ErrorResponseSchema, 504: ErrorResponseSchema },
+          response: { 200: z.union([ScorePlanResponseSchema, ScorePlanRewardsResponseSchema]), 400: ErrorResponseSchema, 409: ErrorResponseSchema, 413: ErrorResponseSchema, 503: ErrorResponseSchema, 504: ErrorResponseSchema },
         },
       },
       async (req, reply) => {

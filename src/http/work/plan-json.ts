@@ -18,9 +18,9 @@ export type Composed = ReturnType<typeof compose>;
  * The group-relative half, on the main thread with the step's weights. Each plan's detail stays the JSON
  * text its worker wrote; the plan carries its index in `tails` until the response is written.
  */
-export function compose(j: Judgement, options: ResolvedOptions, weights: AxisVector) {
+export function compose(j: Judgement, options: ResolvedOptions, weights: AxisVector, full = true) {
   const tails: string[] = [];
-  const { groups, summary, raws } = composeGroups(j.groups, options, weights, (e) => ({ detail: tails.push(e.detail) - 1 }));
+  const { groups, summary, raws } = composeGroups(j.groups, options, weights, (e) => (full ? { detail: tails.push(e.detail) - 1 } : {}));
   return { groups, summary, raws, tails, palette: j.palette };
 }
 

@@ -64,7 +64,7 @@ export function pooledScorer(req: ScorePlanRequest, limits: PlanLimits, pool: Wo
     },
     plans: (judged) => judged.groups.flatMap((g) => g.plans),
     compose(judged, options, weights) {
-      const c = compose(judged, options, weights);
+      const c = compose(judged, options, weights, req.options?.detail !== 'rewards');
       return { summary: c.summary, write: (run) => responseJson(c, options, weights, run) };
     },
   };

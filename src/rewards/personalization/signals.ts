@@ -27,8 +27,8 @@ rememberPhrases(byTextAlias.keys());
 const lexiconText = new PhraseMatcher(byTextAlias.keys());
 
 /** Tags and skills arrive as lists or strings: "python, django" / "python django" (Stack Overflow style). */
-function items(value: string | readonly string[] | undefined, splitOnSpace: boolean): string[] {
-  if (value === undefined) return [];
+function items(value: string | readonly string[] | null | undefined, splitOnSpace: boolean): string[] {
+  if (value === undefined || value === null) return [];
   if (typeof value !== 'string') return [...value];
   if (/[,;|\n]/.test(value)) return value.split(/[,;|\n]/);
   return splitOnSpace ? value.split(/\s+/) : [value];
@@ -49,8 +49,8 @@ export function profileSignals(profile: Profile): ProfileSignal[] {
     if (entry) add(entry.id, entry.label, phrasesOf.get(entry)!, source);
     else add(key, name.trim(), [key], source);
   };
-  const addText = (text: string | readonly string[] | undefined) => {
-    if (text === undefined) return;
+  const addText = (text: string | readonly string[] | null | undefined) => {
+    if (text === undefined || text === null) return;
     for (const phrase of lexiconText.scan((typeof text === 'string' ? text : text.join('\n')).toLowerCase())) {
       const entry = byTextAlias.get(phrase)!;
       add(entry.id, entry.label, phrasesOf.get(entry)!, 'text');
@@ -59,6 +59,8 @@ export function profileSignals(profile: Profile): ProfileSignal[] {
 
   if (typeof profile === 'string') {
     addText(profile);
+  } else if (Array.isArray(profile)) {
+    for (const t of profile) addNamed(t, 'tag'); // a bare list is the tags
   } else {
     for (const t of items(profile.tags, true)) addNamed(t, 'tag');
     for (const s of items(profile.skills, false)) addNamed(s, 'skill');
