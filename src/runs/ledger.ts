@@ -93,6 +93,11 @@ export class RunLedger {
     });
   }
 
+  /** The run's configuration, or null before the run exists. */
+  async config(id: string): Promise<RunConfig | null> {
+    return (await this.store.getRun(id))?.config ?? null;
+  }
+
   async get(id: string): Promise<RunView | null> {
     const run = await this.store.getRun(id);
     return run ? view(run, await this.store.openStep(id)) : null;

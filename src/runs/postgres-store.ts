@@ -62,6 +62,19 @@ const unavailable = (e: unknown): unknown => {
   return /^(08|53|57)|^E[A-Z]+$/.test(code) ? new StoreUnavailable(`state database unavailable: ${(e as Error).message}`) : e;
 };
 
+/** A query's rows, on the pool or inside a transaction. */
+type Rows = <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => Promise<R[]>;
+
+async function readRun(rows: Rows, id: string): Promise<RunRecord | null> {
+  const [r] = await rows<RunColumns>('SELECT * FROM runs WHERE id = $1', [id]);
+  return r ? runRecord(r) : null;
+}
+
+async function readOpenStep(rows: Rows, id: string): Promise<OpenStep | null> {
+  const [r] = await rows<OpenStepColumns>('SELECT step, auto, weights, plans, gated, requests FROM open_steps WHERE run_id = $1', [id]);
+  return r ? openStep(r) : null;
+}
+
 /**
  * Run state in PostgreSQL, shared by every replica. A run's changes hold a transaction-level advisory lock
  * on its id (`pg_advisory_xact_lock`), taken before anything is read: one run's bookkeeping is serialized
@@ -133,7 +146,8 @@ export class PostgresRunStore implements RunStore {
   }
 
   private tx(c: pg.PoolClient, id: string): RunTx {
-    const one = async <R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<R | undefined> => (await c.query<R>(sql, params)).rows[0];
+    const rows: Rows = async (sql, params) => (await c.query(sql, params)).rows;
+    const one = async <R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<R | undefined> => (await rows<R>(sql, params))[0];
     const saveRun = async (run: RunRecord) => {
       const r = runColumns(run);
       await c.query(
@@ -145,15 +159,9 @@ export class PostgresRunStore implements RunStore {
       );
     };
     return {
-      run: async () => {
-        const r = await one<RunColumns>('SELECT * FROM runs WHERE id = $1', [id]);
-        return r ? runRecord(r) : null;
-      },
+      run: () => readRun(rows, id),
       saveRun,
-      openStep: async () => {
-        const r = await one<OpenStepColumns>('SELECT step, auto, weights, plans, gated, requests FROM open_steps WHERE run_id = $1', [id]);
-        return r ? openStep(r) : null;
-      },
+      openStep: () => readOpenStep(rows, id),
       saveOpenStep: async (open) => {
         const o = openStepColumns(open);
         await c.query(
@@ -210,22 +218,20 @@ export class PostgresRunStore implements RunStore {
     };
   }
 
-  private async query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<R[]> {
+  private readonly query: Rows = async <R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<R[]> => {
     try {
       return (await this.pool.query<R>(sql, params)).rows;
     } catch (e) {
       throw unavailable(e);
     }
+  };
+
+  getRun(id: string): Promise<RunRecord | null> {
+    return readRun(this.query, id);
   }
 
-  async getRun(id: string): Promise<RunRecord | null> {
-    const [r] = await this.query<RunColumns>('SELECT * FROM runs WHERE id = $1', [id]);
-    return r ? runRecord(r) : null;
-  }
-
-  async openStep(id: string): Promise<OpenStep | null> {
-    const [r] = await this.query<OpenStepColumns>('SELECT step, auto, weights, plans, gated, requests FROM open_steps WHERE run_id = $1', [id]);
-    return r ? openStep(r) : null;
+  openStep(id: string): Promise<OpenStep | null> {
+    return readOpenStep(this.query, id);
   }
 
   async listRuns(): Promise<RunRecord[]> {

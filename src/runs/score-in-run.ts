@@ -63,19 +63,21 @@ function memoJudge<J>(judge: (gate: GateOptions) => Promise<J>): (o: ResolvedOpt
 }
 
 /**
- * Judges with the run's λ_hard as the store has it and counts the result in one transaction; if the run's
- * λ_hard changed in between (a PUT, here or on another replica), judges again. Returns the last judgement.
+ * Judges with the run's options as they were when the request arrived and counts the result in one
+ * transaction; if the run's λ_hard changed since (a PUT, here or on another replica), the transaction
+ * says so and the plans are judged again. Returns the last judgement.
  */
 async function countJudged<J>(
   deps: RunDeps,
   runId: string,
   step: number | undefined,
+  onArrival: Promise<ScoringDefaults>,
   judged: (defaults: ScoringDefaults) => Promise<J>,
   plans: (j: J) => readonly Judged[],
   receipt: { key: string; fingerprint: string } | undefined,
   signal: AbortSignal,
-): Promise<{ judgement: J; counted: Counted }> {
-  let defaults = await runDefaults(deps, runId);
+): Promise<{ judgement: J; counted: Exclude<Counted, { kind: 'stale' }> }> {
+  let defaults = await onArrival;
   for (;;) {
     const judgement = await judged(defaults);
     if (signal.aborted) throw signal.reason as Error;
@@ -86,8 +88,8 @@ async function countJudged<J>(
 }
 
 const runDefaults = async (deps: RunDeps, runId: string): Promise<ScoringDefaults> => {
-  const run = await deps.ledger.get(runId);
-  return run ? scoringDefaultsOf(run.config) : deps.serviceDefaults;
+  const config = await deps.ledger.config(runId);
+  return config ? scoringDefaultsOf(config) : deps.serviceDefaults;
 };
 
 /**
@@ -107,13 +109,12 @@ export async function scoreInRun<J>(req: ScorePlanRequest, idempotencyKey: strin
   }
 
   const receipt = idempotencyKey === undefined ? undefined : { key: receiptKey(req.step, idempotencyKey), fingerprint: fingerprint(req) };
+  const byDefaults = (d: ScoringDefaults) => judged(resolveOptions(req.options, d));
   // Judging starts now; its outcome is awaited in the turn, or dropped if the request ends first.
-  void runDefaults(deps, runId)
-    .then((d) => judged(resolveOptions(req.options, d)))
-    .catch(() => undefined);
+  const onArrival = runDefaults(deps, runId);
+  void onArrival.then(byDefaults).catch(() => undefined);
   return deps.turns.inTurn(runId, signal, async () => {
-    const byDefaults = (d: ScoringDefaults) => judged(resolveOptions(req.options, d));
-    const { judgement, counted } = await countJudged(deps, runId, req.step, byDefaults, (j) => scorer.plans(j), receipt, signal);
+    const { judgement, counted } = await countJudged(deps, runId, req.step, onArrival, byDefaults, (j) => scorer.plans(j), receipt, signal);
     if (counted.kind === 'conflict') {
       return { kind: 'conflict', message: `Idempotency-Key "${idempotencyKey!}" was used for a different request in run ${runId}` };
     }
@@ -124,7 +125,6 @@ export async function scoreInRun<J>(req: ScorePlanRequest, idempotencyKey: strin
       const options = resolveOptions(req.options, counted.receipt.defaults);
       return { kind: 'replay', body: scorer.compose(await judged(options), options, counted.receipt.run.weights).write(counted.receipt.run) };
     }
-    if (counted.kind !== 'counted') throw new Error('unreachable');
     const options = resolveOptions(req.options, counted.defaults);
     const c = scorer.compose(judgement, options, counted.run.weights);
     const body = c.write(counted.run);
@@ -152,11 +152,10 @@ export async function scoreSamplesInRun(
 ): Promise<{ scores: SampleResult[]; step: number; summary: ScoreSummary }> {
   const judged = memoJudge(judge);
   const byDefaults = (d: ScoringDefaults) => judged({ ...deps.serviceDefaults, strict: false, lambda_hard: d.lambda_hard });
-  void runDefaults(deps, runId)
-    .then(byDefaults)
-    .catch(() => undefined);
+  const onArrival = runDefaults(deps, runId);
+  void onArrival.then(byDefaults).catch(() => undefined);
   return deps.turns.inTurn(runId, signal, async () => {
-    const { judgement, counted } = await countJudged(deps, runId, step, byDefaults, (j) => j, undefined, signal);
+    const { judgement, counted } = await countJudged(deps, runId, step, onArrival, byDefaults, (j) => j, undefined, signal);
     if (counted.kind !== 'counted') throw new Error(`unreachable: ${counted.kind} without an Idempotency-Key`);
     const scores = judgement.map((e) => ({ ...e, ...composeSample(e, counted.run.weights) }));
     const { raws, gated } = tallyOf(judgement);

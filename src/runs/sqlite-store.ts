@@ -153,15 +153,10 @@ export class SqliteRunStore implements RunStore {
   private tx(id: string): RunTx {
     const s = this.stmt;
     return {
-      run: async () => {
-        const r = s.getRun.get(id);
-        return r ? runRecord(r) : null;
-      },
+      // One connection: inside the transaction, the plain reads see its writes.
+      run: () => this.getRun(id),
       saveRun: async (run) => void s.upsertRun.run(runColumns(run)),
-      openStep: async () => {
-        const r = s.openStep.get(id);
-        return r ? openStep(r) : null;
-      },
+      openStep: () => this.openStep(id),
       saveOpenStep: async (open) => void s.upsertOpen.run({ run_id: id, ...openStepColumns(open) }),
       addValues: async (step, raws) => void s.addValues.run({ run_id: id, step, ...axisColumns(raws) }),
       values: async (step) => {

@@ -116,7 +116,7 @@ export function composeGroups<E extends Judged, D extends object>(
     };
   });
   const summary: ScoreSummary = { groups: groups.length, plans, gated, mean_raw: meanVector(raws) };
-  return { groups, summary, raws };
+  return { groups, summary };
 }
 
 /** What a response says about the palette its plans were checked against. */
@@ -128,10 +128,10 @@ export function scoreGroups(
   limits: PlanLimits,
   defaults: ScoringDefaults,
   weights: AxisVector = INITIAL_WEIGHTS,
-): { response: Omit<ScorePlanResponse, 'run'>; summary: ScoreSummary; raws: AxisVector[] } {
+): { response: Omit<ScorePlanResponse, 'run'>; summary: ScoreSummary } {
   const options = resolveOptions(req.options, defaults);
   const palette = resolvePalette(req.palette);
   const evaluated = evaluateGroups(req.groups, palette, limits, options);
-  const { groups, summary, raws } = composeGroups(evaluated, options, weights, planDetail);
-  return { response: { groups, weights, options, palette: paletteInfo(palette), versions: VERSIONS }, summary, raws };
+  const { groups, summary } = composeGroups(evaluated, options, weights, planDetail);
+  return { response: { groups, weights, options, palette: paletteInfo(palette), versions: VERSIONS }, summary };
 }

@@ -20,8 +20,8 @@ export type Composed = ReturnType<typeof compose>;
  */
 export function compose(j: Judgement, options: ResolvedOptions, weights: AxisVector, full = true) {
   const tails: string[] = [];
-  const { groups, summary, raws } = composeGroups(j.groups, options, weights, (e) => (full ? { detail: tails.push(e.detail) - 1 } : {}));
-  return { groups, summary, raws, tails, palette: j.palette };
+  const { groups, summary } = composeGroups(j.groups, options, weights, (e) => (full ? { detail: tails.push(e.detail) - 1 } : {}));
+  return { groups, summary, tails, palette: j.palette };
 }
 
 /**
