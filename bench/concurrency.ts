@@ -4,6 +4,7 @@
 // one client; how long after its deadline a request is answered; and resident memory idle, during a mixed
 // soak at 8 connections (SOAK_SECONDS, default 600) and after it.
 import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { benchBatch } from './realistic-plans.js';
 import { startBuiltService } from './service.js';
 import { densePlan } from '../test/support/plans.js';
@@ -19,7 +20,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const { base, child } = await startBuiltService(process.env.WORKERS === undefined ? {} : { WORKERS: process.env.WORKERS });
 const rssMb = () => {
-  const line = readFileSync(`/proc/${child.pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  const line = readFileSync(`/proc/${child.pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!;
   return Math.round(Number(line.split(/\s+/)[1]) / 1024);
 };
 async function post(path: string, body: string): Promise<number> {
@@ -32,7 +35,10 @@ async function post(path: string, body: string): Promise<number> {
 const tutorial = Array.from({ length: 40 }, (_, i) => `Step ${i + 1}: measure ${i + 2} cups of flour, sift it, and fold it into the batter gently.`);
 const dialogue = Array.from({ length: 400 }, (_, i) =>
   i % 2 === 0
-    ? { role: 'teacher', text: `Now do step ${(i >> 1) % 40}: measure ${i} grams, sift the flour twice and fold it gently into the batter, then tell me what you see.` }
+    ? {
+        role: 'teacher',
+        text: `Now do step ${(i >> 1) % 40}: measure ${i} grams, sift the flour twice and fold it gently into the batter, then tell me what you see.`,
+      }
     : { role: 'learner', text: `I measured ${i} grams and sifted it. Should I fold it all at once or in parts?` },
 );
 const fitRows = Array.from({ length: 200_000 }, (_, i) => ({ user: i % 2000, skill: `s${i % 25}`, correct: (i * 2654435761) % 7 < 4 ? 1 : 0 }));
@@ -42,10 +48,34 @@ const HEAVY: Record<string, { path: string; body: string }> = {
     body: JSON.stringify({ plans: [1, 2, 3, 4].map((s) => ({ plan: densePlan(15, s) })), gold: densePlan(15, 9) }),
   },
   // Realistic plans are 4.7 KB each, so 4,096 of them pass the 16 MiB body limit: the example plan is used.
-  'score-plan, 4,096 plans': { path: '/score-plan', body: JSON.stringify({ run_id: null, groups: Array.from({ length: 512 }, () => ({ ...EXAMPLE_SCORE_REQUEST.groups[0]!, completions: Array(8).fill(EXAMPLE_SCORE_REQUEST.groups[0]!.completions[0]) })) }) },
+  'score-plan, 4,096 plans': {
+    path: '/score-plan',
+    body: JSON.stringify({
+      run_id: null,
+      groups: Array.from({ length: 512 }, () => ({
+        ...EXAMPLE_SCORE_REQUEST.groups[0]!,
+        completions: Array(8).fill(EXAMPLE_SCORE_REQUEST.groups[0]!.completions[0]),
+      })),
+    }),
+  },
   'evaluate-dialogue, 400 messages': { path: '/evaluate-dialogue', body: JSON.stringify({ messages: dialogue, reference: tutorial }) },
   'trace-knowledge/fit, 200,000 rows': { path: '/trace-knowledge/fit', body: JSON.stringify({ rows: fitRows }) },
 };
+
+/**
+ * POSTs from a thread of its own: uploading 13 MB and reading a 10 MB answer would otherwise stall the
+ * probing client's event loop and be counted as the service's latency.
+ */
+function postFromThread(path: string, body: string): Promise<number> {
+  const code = `const { workerData, parentPort } = require('node:worker_threads');
+    fetch(workerData.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: workerData.body })
+      .then(async (r) => { await r.arrayBuffer(); parentPort.postMessage(r.status); });`;
+  const w = new Worker(code, { eval: true, workerData: { url: base + path, body } });
+  return new Promise<number>((resolve, reject) => {
+    w.once('message', (status: number) => void w.terminate().then(() => resolve(status)));
+    w.once('error', reject);
+  });
+}
 
 /** /health every 10 ms while `work` runs. */
 async function probeDuring(work: Promise<unknown>): Promise<{ max: number; p99: number; probes: number }> {
@@ -84,7 +114,11 @@ const verifyBody = (() => {
   return () => {
     n++;
     return JSON.stringify({
-      task: { description: 'def running_total(xs): return the running totals of xs', dependencies: ['itertools.accumulate'], solution_steps: ['Keep a sum', 'Append the sum after each item'] },
+      task: {
+        description: 'def running_total(xs): return the running totals of xs',
+        dependencies: ['itertools.accumulate'],
+        solution_steps: ['Keep a sum', 'Append the sum after each item'],
+      },
       context: [
         { role: 'tutor', text: `What should running_total([1, 2, ${n}]) return?` },
         { role: 'student', text: `I think [1, 3, ${n + 3}], but my loop prints something else.` },
@@ -113,15 +147,27 @@ async function figures(): Promise<void> {
     const runs = [];
     for (let r = 0; r < ROUNDS; r++) {
       const t = performance.now();
-      const probe = await probeDuring(post(h.path, h.body).then((s) => { if (s !== 200) throw new Error(`${name}: HTTP ${s}`); }));
+      const probe = await probeDuring(
+        postFromThread(h.path, h.body).then((s) => {
+          if (s !== 200) throw new Error(`${name}: HTTP ${s}`);
+        }),
+      );
       runs.push({ ...probe, request_ms: performance.now() - t });
     }
-    health[name] = { health_max_ms: round1(median(runs.map((x) => x.max))), health_p99_ms: round1(median(runs.map((x) => x.p99))), request_ms: Math.round(median(runs.map((x) => x.request_ms))), probes: median(runs.map((x) => x.probes)) };
+    health[name] = {
+      health_max_ms: round1(median(runs.map((x) => x.max))),
+      health_p99_ms: round1(median(runs.map((x) => x.p99))),
+      request_ms: Math.round(median(runs.map((x) => x.request_ms))),
+      probes: median(runs.map((x) => x.probes)),
+    };
   }
   out.health_during_heavy = health;
 
   const small = JSON.stringify({ ...benchBatch(8, 8), run_id: null });
-  for (const [name, path, body] of [['score-plan 8×8', '/score-plan', () => small], ['verify-turn N=20', '/verify-turn', verifyBody]] as const) {
+  for (const [name, path, body] of [
+    ['score-plan 8×8', '/score-plan', () => small],
+    ['verify-turn N=20', '/verify-turn', verifyBody],
+  ] as const) {
     const ratios: number[] = [];
     const one: number[] = [];
     const four: number[] = [];

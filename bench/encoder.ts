@@ -25,16 +25,30 @@ setWasmPaths(fileURLToPath(new URL('../node_modules/@tensorflow/tfjs-backend-was
 await tf.setBackend('wasm');
 await tf.ready();
 const rssBase = rss();
-const topology = JSON.parse(readFileSync(`${pkg}model.json`, 'utf8')) as { modelTopology: object; weightsManifest: Array<{ paths: string[]; weights: tf.io.WeightsManifestEntry[] }> };
+const topology = JSON.parse(readFileSync(`${pkg}model.json`, 'utf8')) as {
+  modelTopology: object;
+  weightsManifest: Array<{ paths: string[]; weights: tf.io.WeightsManifestEntry[] }>;
+};
 const weights = Buffer.concat(topology.weightsManifest[0]!.paths.map((p) => readFileSync(pkg + p)));
 const tfModel = await loadGraphModel(
-  tf.io.fromMemory({ modelTopology: topology.modelTopology, weightSpecs: topology.weightsManifest[0]!.weights, weightData: weights.buffer.slice(weights.byteOffset, weights.byteOffset + weights.byteLength) as ArrayBuffer }),
+  tf.io.fromMemory({
+    modelTopology: topology.modelTopology,
+    weightSpecs: topology.weightsManifest[0]!.weights,
+    weightData: weights.buffer.slice(weights.byteOffset, weights.byteOffset + weights.byteLength) as ArrayBuffer,
+  }),
 );
 // The reference tokenizer, without loading the reference's own (CPU) copy of the model.
-const { tokenizer } = new EmbeddingsModel({ model: undefined as never, vocabulary: JSON.parse(readFileSync(`${pkg}vocab.json`, 'utf8')) as Array<[string, number]> });
+const { tokenizer } = new EmbeddingsModel({
+  model: undefined as never,
+  vocabulary: JSON.parse(readFileSync(`${pkg}vocab.json`, 'utf8')) as Array<[string, number]>,
+});
 async function tfEmbed(texts: string[]): Promise<void> {
   const ids = texts.map((t) => tokenizer.encode(t));
-  const indices = tf.tensor2d(ids.flatMap((row, i) => row.map((_, j) => [i, j])), undefined, 'int32');
+  const indices = tf.tensor2d(
+    ids.flatMap((row, i) => row.map((_, j) => [i, j])),
+    undefined,
+    'int32',
+  );
   const values = tf.tensor1d(ids.flat(), 'int32');
   const out = (await tfModel.executeAsync({ indices, values })) as tf.Tensor;
   await out.data();
@@ -74,7 +88,11 @@ for (const batch of [1, 32]) {
 results.rss_mib = { tfjs_wasm_model: rssTf, onnx_encoder: rssOnnx, process_after_both: rss() };
 console.log(JSON.stringify(results, null, 2));
 for (const batch of [1, 32]) {
-  const r = results[`batch_${batch}`] as { onnx: { texts_per_s: number; batch_ms_p50: number }; tfjs_wasm: { texts_per_s: number; batch_ms_p50: number }; speedup: number };
+  const r = results[`batch_${batch}`] as {
+    onnx: { texts_per_s: number; batch_ms_p50: number };
+    tfjs_wasm: { texts_per_s: number; batch_ms_p50: number };
+    speedup: number;
+  };
   console.log(
     `encoder batch ${batch}: ONNX ${r.onnx.texts_per_s.toFixed(0)} texts/s (p50 ${r.onnx.batch_ms_p50.toFixed(2)} ms), ` +
       `TF.js WASM ${r.tfjs_wasm.texts_per_s.toFixed(0)} texts/s (p50 ${r.tfjs_wasm.batch_ms_p50.toFixed(2)} ms): ${r.speedup.toFixed(2)}×${batch === 32 ? ' (target ≥ 2×)' : ''}`,

@@ -4,16 +4,52 @@ import type { Plan, Step } from '../src/contracts/plan.js';
 // Realistic MAP-PPL-sized plans (3 agents, 4 subtasks, 10 steps) with the defects GRPO samples show:
 // cycles, tools outside the agent's kit, dangling dependencies and truncated output.
 
-const TOPICS = ['pandas groupby', 'React hooks', 'SQL joins', 'Python decorators', 'async/await in JavaScript', 'Java streams', 'Docker volumes', 'recursion in C++'];
+const TOPICS = [
+  'pandas groupby',
+  'React hooks',
+  'SQL joins',
+  'Python decorators',
+  'async/await in JavaScript',
+  'Java streams',
+  'Docker volumes',
+  'recursion in C++',
+];
 const INSTRUCTIONS: Record<string, string[]> = {
-  activation: ['Ask the learner what they already know about {t}.', 'Probe prior knowledge of {t} with two short questions.', 'Gauge the learner experience level with {t}.'],
-  demonstration: ['Retrieve the official documentation for {t}.', 'Explain {t} with a worked example tied to the learner background.', 'Demonstrate {t} with a runnable snippet.'],
-  application: ['Write a practice exercise on {t} for the learner.', 'Learner implements a small program using {t}.', 'Learner applies {t} to their own project code.'],
-  integration: ['Review the learner solution and verify it handles edge cases.', 'Run the tests and check the output of the {t} exercise.', 'Validate the learner code and explain any failures.'],
+  activation: [
+    'Ask the learner what they already know about {t}.',
+    'Probe prior knowledge of {t} with two short questions.',
+    'Gauge the learner experience level with {t}.',
+  ],
+  demonstration: [
+    'Retrieve the official documentation for {t}.',
+    'Explain {t} with a worked example tied to the learner background.',
+    'Demonstrate {t} with a runnable snippet.',
+  ],
+  application: [
+    'Write a practice exercise on {t} for the learner.',
+    'Learner implements a small program using {t}.',
+    'Learner applies {t} to their own project code.',
+  ],
+  integration: [
+    'Review the learner solution and verify it handles edge cases.',
+    'Run the tests and check the output of the {t} exercise.',
+    'Validate the learner code and explain any failures.',
+  ],
   feedback: ['Give feedback on the solution and hint at improvements.'],
   consolidate: ['Summarize the key takeaways about {t} and suggest next steps.'],
 };
-const PHASE_SEQ = ['activation', 'demonstration', 'demonstration', 'application', 'application', 'integration', 'feedback', 'application', 'integration', 'consolidate'];
+const PHASE_SEQ = [
+  'activation',
+  'demonstration',
+  'demonstration',
+  'application',
+  'application',
+  'integration',
+  'feedback',
+  'application',
+  'integration',
+  'consolidate',
+];
 
 export interface Defects {
   cycle?: boolean;
@@ -25,7 +61,13 @@ export function realisticPlan(rand: () => number, defects: Defects = {}): Plan {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const topic = pick(TOPICS);
   const agents = [
-    { id: 'tutor', role: `${topic} tutor`, goal: `Teach ${topic} to the learner`, backstory: 'Patient senior engineer and mentor.', tools: ['CodeDocsSearchTool', 'CodeInterpreterTool', 'FirecrawlSearchTool'] },
+    {
+      id: 'tutor',
+      role: `${topic} tutor`,
+      goal: `Teach ${topic} to the learner`,
+      backstory: 'Patient senior engineer and mentor.',
+      tools: ['CodeDocsSearchTool', 'CodeInterpreterTool', 'FirecrawlSearchTool'],
+    },
     { id: 'coach', role: 'Practice coach', goal: 'Design and run hands-on exercises', tools: ['CodeInterpreterTool', 'FileWriterTool'] },
     { id: 'reviewer', role: 'Code reviewer', goal: 'Check solutions and consolidate learning', tools: ['FileReadTool', 'CodeInterpreterTool'] },
   ];

@@ -31,7 +31,11 @@ async function load(bases: string[]): Promise<{ steps_per_s: number; requests_pe
     stepMs.push(performance.now() - t);
   }
   const total = stepMs.reduce((a, b) => a + b, 0) / 1000;
-  return { steps_per_s: Number((stepMs.length / total).toFixed(2)), requests_per_s: Number(((stepMs.length * PER_STEP) / total).toFixed(1)), step_p50_ms: Math.round([...stepMs].sort((a, b) => a - b)[stepMs.length >> 1]!) };
+  return {
+    steps_per_s: Number((stepMs.length / total).toFixed(2)),
+    requests_per_s: Number(((stepMs.length * PER_STEP) / total).toFixed(1)),
+    step_p50_ms: Math.round([...stepMs].sort((a, b) => a - b)[stepMs.length >> 1]!),
+  };
 }
 
 async function measure(processes: number) {
@@ -48,4 +52,17 @@ async function measure(processes: number) {
 
 const one = await measure(1);
 const three = await measure(3);
-console.log(JSON.stringify({ seconds: SECONDS, requests_per_step: PER_STEP, batch: '8 groups × 8 plans', one_process: one, three_replicas: three, ratio: Number((three.requests_per_s / one.requests_per_s).toFixed(2)) }, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      seconds: SECONDS,
+      requests_per_step: PER_STEP,
+      batch: '8 groups × 8 plans',
+      one_process: one,
+      three_replicas: three,
+      ratio: Number((three.requests_per_s / one.requests_per_s).toFixed(2)),
+    },
+    null,
+    2,
+  ),
+);

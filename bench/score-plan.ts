@@ -5,7 +5,9 @@ import { benchBatch } from './realistic-plans.js';
 import { startBuiltService } from './service.js';
 
 // The production build (`npm run bench` compiles it first), typed by its source.
-const { scoreGroups, DEFAULT_SCORING } = (await import(new URL('../dist/scoring/score-groups.js', import.meta.url).href)) as typeof import('../src/scoring/score-groups.js');
+const { scoreGroups, DEFAULT_SCORING } = (await import(
+  new URL('../dist/scoring/score-groups.js', import.meta.url).href
+)) as typeof import('../src/scoring/score-groups.js');
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 100);
 const HTTP_ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 60);

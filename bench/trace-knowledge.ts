@@ -14,11 +14,28 @@ const KCS = 50;
 const TURNS = 40;
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor(p * (xs.length - 1))]!;
 
-type Pair = { dependency_all: string; reference_steps: string; model_1: { conversation: Record<string, string>[] }; model_2: { conversation: Record<string, string>[] } };
+type Pair = {
+  dependency_all: string;
+  reference_steps: string;
+  model_1: { conversation: Record<string, string>[] };
+  model_2: { conversation: Record<string, string>[] };
+};
 const pairs = JSON.parse(readFileSync(new URL('../test/fixtures/coding-tutor/example_eval_pairs.json', import.meta.url), 'utf8')) as Pair[];
-const stepTexts = pairs.flatMap((p) => p.reference_steps.split('\n').map((l) => l.replace(/^\d+\.\s*/, '').trim()).filter(Boolean));
-const depTexts = pairs.flatMap((p) => p.dependency_all.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
-const turnPool = pairs.flatMap((p) => [...p.model_1.conversation, ...p.model_2.conversation]).map((m) => ({ role: Object.keys(m)[0] as 'tutor' | 'student', text: Object.values(m)[0]! }));
+const stepTexts = pairs.flatMap((p) =>
+  p.reference_steps
+    .split('\n')
+    .map((l) => l.replace(/^\d+\.\s*/, '').trim())
+    .filter(Boolean),
+);
+const depTexts = pairs.flatMap((p) =>
+  p.dependency_all
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#')),
+);
+const turnPool = pairs
+  .flatMap((p) => [...p.model_1.conversation, ...p.model_2.conversation])
+  .map((m) => ({ role: Object.keys(m)[0] as 'tutor' | 'student', text: Object.values(m)[0]! }));
 
 const kcs = (round: number) =>
   Array.from({ length: KCS }, (_, i) =>
@@ -26,7 +43,11 @@ const kcs = (round: number) =>
       ? { id: `dep${i}`, text: `${depTexts[i]}${round ? `_${round}` : ''}`, kind: 'dependency' as const }
       : { id: `step${i}`, text: `${stepTexts[i % stepTexts.length]} (part ${round}.${i})`, kind: 'step' as const },
   );
-const dialogue = (round: number) => Array.from({ length: TURNS }, (_, i) => ({ role: i % 2 ? ('student' as const) : ('tutor' as const), text: `${turnPool[i % turnPool.length]!.text} [${round}.${i}]` }));
+const dialogue = (round: number) =>
+  Array.from({ length: TURNS }, (_, i) => ({
+    role: i % 2 ? ('student' as const) : ('tutor' as const),
+    text: `${turnPool[i % turnPool.length]!.text} [${round}.${i}]`,
+  }));
 
 const { base, child } = await startBuiltService();
 const post = async (body: unknown) => {

@@ -19,7 +19,11 @@ const count = (text: string) => tokenizer.tokenize(text).length;
 const task = {
   description: 'def moving_average(values: list[float], window: int) -> list[float]: """Return the mean of each run of `window` consecutive values."""',
   dependencies: ['statistics.mean', 'collections.deque'],
-  solution_steps: ['Check that the window is positive and not longer than the list', 'Keep a running sum of the current window', 'Slide the window one value at a time and append sum / window'],
+  solution_steps: [
+    'Check that the window is positive and not longer than the list',
+    'Keep a running sum of the current window',
+    'Slide the window one value at a time and append sum / window',
+  ],
 };
 const tutorLines = [
   'What should moving_average([1, 2, 3, 4], 2) return, step by step?',
@@ -71,7 +75,13 @@ try {
         server.push(json.latency_ms);
       }
     }
-    results.push({ candidates: n, context_tokens: contextTokens, rounds: ROUNDS, server_ms: { p50: q(server, 0.5), p99: q(server, 0.99) }, client_ms: { p50: q(client, 0.5), p99: q(client, 0.99) } });
+    results.push({
+      candidates: n,
+      context_tokens: contextTokens,
+      rounds: ROUNDS,
+      server_ms: { p50: q(server, 0.5), p99: q(server, 0.99) },
+      client_ms: { p50: q(client, 0.5), p99: q(client, 0.99) },
+    });
   }
 } finally {
   child.kill('SIGTERM');

@@ -48,7 +48,9 @@ function splitCsvLine(line: string): string[] {
 
 /** Reads a pykt sequence file, concatenating rows of the same uid in file order. */
 function readStudents(file: string): { students: Student[]; rows: number; multiRowUids: number } {
-  const lines = readFileSync(file, 'utf8').split(/\r?\n/).filter((l) => l.length > 0);
+  const lines = readFileSync(file, 'utf8')
+    .split(/\r?\n/)
+    .filter((l) => l.length > 0);
   const header = splitCsvLine(lines[0] ?? '');
   const col = (name: string) => {
     const i = header.indexOf(name);

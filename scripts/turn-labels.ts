@@ -2,7 +2,7 @@
 //   npm run turn-labels -- ../shared/data/mathdial/dialogues.jsonl > rows.jsonl
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { mathdialRows } from '../src/verify/mathdial.js';
+import { mathdialRows } from '../training/mathdial.js';
 
 const input = process.argv[2];
 if (!input) {
@@ -19,7 +19,7 @@ for await (const line of createInterface({ input: createReadStream(input) })) {
   dialogues++;
   const out = mathdialRows(JSON.parse(line) as Record<string, unknown>);
   if (out.length === 0) skipped++;
-  for (const row of out) process.stdout.write(JSON.stringify(row) + '\n');
+  for (const row of out) process.stdout.write(`${JSON.stringify(row)}\n`);
   rows += out.length;
 }
 console.error(`${dialogues} dialogues → ${rows} rows (${skipped} without an outcome or tutor turns, skipped)`);

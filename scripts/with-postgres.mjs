@@ -18,11 +18,17 @@ if (process.env.TEST_POSTGRES_URL) process.exit(await run({}));
 
 function binDir() {
   const debian = '/usr/lib/postgresql';
-  const versions = existsSync(debian) ? readdirSync(debian).filter((v) => existsSync(join(debian, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync(debian)
+    ? readdirSync(debian)
+        .filter((v) => existsSync(join(debian, v, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   if (versions.length > 0) return join(debian, versions[0], 'bin');
   const found = spawnSync('sh', ['-c', 'command -v pg_ctl'], { encoding: 'utf8' }).stdout.trim();
   if (found) return found.replace(/\/pg_ctl$/, '');
-  console.error('The run-state tests need PostgreSQL: install its server binaries (Debian: apt-get install -y postgresql) or set TEST_POSTGRES_URL to a database the tests may create databases in.');
+  console.error(
+    'The run-state tests need PostgreSQL: install its server binaries (Debian: apt-get install -y postgresql) or set TEST_POSTGRES_URL to a database the tests may create databases in.',
+  );
   process.exit(1);
 }
 
@@ -35,7 +41,9 @@ if (root) {
   chownSync(dir, Number(pw.stdout), Number(gid.stdout));
 }
 const as = (tool, toolArgs) => {
-  const r = root ? spawnSync('runuser', ['-u', 'postgres', '--', join(bin, tool), ...toolArgs], { encoding: 'utf8' }) : spawnSync(join(bin, tool), toolArgs, { encoding: 'utf8' });
+  const r = root
+    ? spawnSync('runuser', ['-u', 'postgres', '--', join(bin, tool), ...toolArgs], { encoding: 'utf8' })
+    : spawnSync(join(bin, tool), toolArgs, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${tool} failed (${r.status}): ${r.stderr || r.stdout}`);
 };
 const port = await new Promise((resolve) => {
@@ -48,7 +56,16 @@ const port = await new Promise((resolve) => {
 const data = join(dir, 'data');
 as('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
 // fsync off: the tests kill service processes, never the database, and start-up is faster.
-as('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start']);
+as('pg_ctl', [
+  '-D',
+  data,
+  '-l',
+  join(dir, 'log'),
+  '-w',
+  '-o',
+  `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+  'start',
+]);
 let code = 1;
 try {
   code = await run({ TEST_POSTGRES_URL: `postgres://postgres@127.0.0.1:${port}/postgres` });

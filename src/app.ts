@@ -4,8 +4,10 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { scoringContext } from './http/context.js';
-import { installErrorHandler, RequestError } from './http/errors.js';
-import { pathPastDepth } from './http/body-depth.js';
+import { installErrorHandler, InvalidRequest } from './http/errors.js';
+import { depthIssue, LARGE_JSON_CHARS } from './http/json-body.js';
+import { tidyOpenApi } from './http/openapi-tidy.js';
+import type { OpenAPIV3_1 } from 'openapi-types';
 import { healthRoutes, type Readiness } from './http/routes/health.js';
 import { scorePlanRoute } from './http/routes/score-plan.js';
 import { openRlhfRoute } from './http/routes/openrlhf.js';
@@ -16,7 +18,6 @@ import { traceKnowledgeRoute } from './http/routes/trace-knowledge.js';
 import { dialogueNextRoute } from './http/routes/dialogue-next.js';
 import { evaluateRoutes } from './http/routes/evaluate.js';
 import type { Capability } from './http/capability.js';
-import { jsonPath } from './plan/violations.js';
 import type { ScoreSummary } from './scoring/score-groups.js';
 import { SCORER_VERSION } from './scoring/versions.js';
 
@@ -52,18 +53,15 @@ export async function buildApp(config: Config): Promise<App> {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (body === '') done(null, undefined);
-    else parseJson(req, body as string, done);
+    else if (body.length < LARGE_JSON_CHARS) parseJson(req, body as string, done);
+    else setImmediate(() => parseJson(req, body as string, (err, value) => setImmediate(done, err, value)));
   });
 
   const readiness: Readiness = { ready: false, reason: 'starting' };
 
   app.addHook('preValidation', async (req) => {
-    const deep = pathPastDepth(req.body, config.MAX_JSON_DEPTH);
-    if (deep) {
-      throw new RequestError(`request body nests deeper than ${config.MAX_JSON_DEPTH} levels`, [
-        { path: jsonPath(deep), message: `nesting deeper than MAX_JSON_DEPTH=${config.MAX_JSON_DEPTH}` },
-      ]);
-    }
+    const deep = depthIssue(req.body, config.MAX_JSON_DEPTH);
+    if (deep) throw new InvalidRequest(deep.message, deep.issues);
   });
   app.addHook('onResponse', async (req, reply) => {
     const line = { method: req.method, url: req.url, status: reply.statusCode, latency_ms: Number(reply.elapsedTime.toFixed(2)) };
@@ -92,7 +90,7 @@ export async function buildApp(config: Config): Promise<App> {
       ],
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (doc) => tidyOpenApi(jsonSchemaTransformObject(doc) as OpenAPIV3_1.Document),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 

@@ -1,44 +1,73 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import type { PlanLimits } from './plan/parse.js';
 
 const int = (def: number) => z.coerce.number().int().positive().default(def);
 
 // Every setting has a working default: `npm start` needs no environment at all.
 export const ConfigSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  HOST: z.string().default('0.0.0.0'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  BODY_LIMIT_BYTES: int(16 * 1024 * 1024),
-  MAX_JSON_DEPTH: int(64),
-  MAX_PLANS_PER_REQUEST: int(4096),
-  MAX_COMPLETION_BYTES: int(256 * 1024),
-  MAX_STEPS_PER_PLAN: int(1000),
-  LAMBDA_HARD: z.coerce.number().min(0).default(10),
-  STATE_DIR: z.string().min(1).default('./state'),
-  // postgres://… puts all run state in PostgreSQL, shared by every replica; unset: SQLite under STATE_DIR.
-  STATE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL').optional(),
-  REPLAY_CACHE_BYTES: int(64 * 1024 * 1024),
-  ENCODER_DIR: z.string().min(1).default(fileURLToPath(new URL('../models/use-lite', import.meta.url))),
-  VERIFIER_DIR: z.string().min(1).default(fileURLToPath(new URL('../models/verifier', import.meta.url))),
-  ENCODER_CACHE_SIZE: int(10_000),
-  ENCODER_BATCH_SIZE: int(32),
-  SHUTDOWN_GRACE_MS: int(10_000),
-  // CPU-bound work runs on a pool of worker threads, one per core; 0 runs it on the main thread (debugging).
-  WORKERS: z.coerce.number().int().min(0).max(256).default(availableParallelism()),
-  // Work waiting for a worker, in tasks; past it a request is refused at once with 503 and Retry-After.
-  MAX_QUEUE: z.coerce.number().int().min(0).default(64),
-  REQUEST_DEADLINE_MS: int(30_000),
-  // V8 old generation per worker; a task that needs more fails with 503 (the worker is replaced). Below 64 a
-  // replacement worker may not even boot, and piscina then stops replacing workers.
-  WORKER_HEAP_MB: z.coerce.number().int().min(64).default(128),
-  // The optional LLM judge of /evaluate-dialogue: any OpenAI-compatible API (vLLM, Ollama, a hosted one).
-  JUDGE_BASE_URL: z.url().optional(),
-  JUDGE_MODEL: z.string().min(1).default('default'),
-  JUDGE_API_KEY: z.string().optional(),
-  JUDGE_CONCURRENCY: int(4),
-  JUDGE_TIMEOUT_MS: int(30_000),
-  JUDGE_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe('listen port (`0` picks a free one)'),
+  HOST: z.string().default('0.0.0.0').describe('listen address'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino level: `fatal` … `trace`, `silent`'),
+  BODY_LIMIT_BYTES: int(16 * 1024 * 1024).describe('request body limit → 413'),
+  MAX_JSON_DEPTH: int(64).describe('nesting depth of the request body → 400 with the path'),
+  MAX_PLANS_PER_REQUEST: int(4096).describe('completions per request, all groups together → 400'),
+  MAX_COMPLETION_BYTES: int(256 * 1024).describe('longer completion text is gated `plan_too_large`'),
+  MAX_STEPS_PER_PLAN: int(1000).describe('a plan with more steps is gated `plan_too_large`'),
+  LAMBDA_HARD: z.coerce.number().min(0).default(10).describe('default λ_hard (a request may override it)'),
+  STATE_DIR: z.string().min(1).default('./state').describe('where `runs.sqlite` (run configuration, weights, EMA, open steps, history, receipts) lives'),
+  STATE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
+    .optional()
+    .describe('`postgres://…`: all run state in PostgreSQL instead, shared by every replica; unset: SQLite under `STATE_DIR`'),
+  REPLAY_CACHE_BYTES: int(64 * 1024 * 1024).describe('memory for replies kept for `Idempotency-Key` retries (the receipts themselves are in the run store)'),
+  ENCODER_DIR: z
+    .string()
+    .min(1)
+    .default(fileURLToPath(new URL('../models/use-lite', import.meta.url)))
+    .describe('sentence encoder directory (`tokenizer.json`, `model.onnx`, optional `manifest.json`)'),
+  VERIFIER_DIR: z
+    .string()
+    .min(1)
+    .default(fileURLToPath(new URL('../models/verifier', import.meta.url)))
+    .describe('turn verifier directory (`manifest.json`: `embedding-head` or `cross-encoder`)'),
+  ENCODER_CACHE_SIZE: int(10_000).describe('sentence embeddings kept in the LRU cache'),
+  ENCODER_BATCH_SIZE: int(32).describe('texts per ONNX run'),
+  SHUTDOWN_GRACE_MS: int(10_000).describe('how long SIGTERM waits for in-flight requests'),
+  WORKERS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(256)
+    .default(availableParallelism())
+    .describe('worker threads for CPU-bound work, one per core; `0` runs it on the main thread (debugging)'),
+  MAX_QUEUE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(64)
+    .describe('tasks that may wait for a worker; past it a request is refused at once with 503 and `Retry-After`'),
+  REQUEST_DEADLINE_MS: int(30_000).describe('longest a compute request may take → 504; `options.deadline_ms` may lower it'),
+  // Below 64 a replacement worker may not even boot, and piscina then stops replacing workers.
+  WORKER_HEAP_MB: z.coerce
+    .number()
+    .int()
+    .min(64)
+    .default(128)
+    .describe('V8 old generation per worker, at least 64; a task that needs more fails with 503 (the worker is replaced)'),
+  JUDGE_BASE_URL: z
+    .url()
+    .optional()
+    .describe(
+      'API root of the optional LLM judge of `/evaluate-dialogue`, any OpenAI-compatible API (vLLM, Ollama, a hosted one), e.g. `http://localhost:8000/v1`; unset: the judge is off',
+    ),
+  JUDGE_MODEL: z.string().min(1).default('default').describe('model name sent to the judge'),
+  JUDGE_API_KEY: z.string().optional().describe('bearer token for the judge, if it needs one'),
+  JUDGE_CONCURRENCY: int(4).describe('judge calls in flight'),
+  JUDGE_TIMEOUT_MS: int(30_000).describe('timeout of one judge call'),
+  JUDGE_RETRIES: z.coerce.number().int().min(0).max(10).default(2).describe('retries of a judge call on timeouts, network errors, 429 and 5xx'),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -50,4 +79,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   return parsed.data;
+}
+
+/** The per-plan bounds every scoring path applies (the service, the audit CLI). */
+export function planLimits(config: Config): PlanLimits {
+  return { maxCompletionBytes: config.MAX_COMPLETION_BYTES, maxStepsPerPlan: config.MAX_STEPS_PER_PLAN };
 }

@@ -1,6 +1,7 @@
+import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
-import { loadConfig } from './config.js';
-import { planLimits, serviceDefaults } from './http/context.js';
+import { loadConfig, planLimits } from './config.js';
+import { serviceDefaults } from './http/context.js';
 import { selfCheck } from './scoring/self-check.js';
 
 const config = loadConfig();
@@ -19,21 +20,13 @@ readiness.ready = check.ok;
 readiness.reason = check.ok ? 'ok' : `self-check failed: ${check.reason}`;
 app.log.info({ readiness, docs: '/docs' }, 'service started');
 
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
+// SIGTERM, SIGINT or an uncaught error: stop taking requests, let those in flight finish (the pool and the
+// run store close after them), then exit; past SHUTDOWN_GRACE_MS, exit anyway.
+closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS, logger: { error: (msg: unknown) => app.log.error(msg) } }, async ({ signal, err }) => {
+  if (err) app.log.error({ err }, 'closing after an uncaught error');
   readiness.ready = false;
   readiness.reason = 'shutting down';
   app.log.info({ signal }, 'draining in-flight requests');
-  const force = setTimeout(() => {
-    app.log.error('shutdown grace period elapsed, exiting');
-    process.exit(1);
-  }, config.SHUTDOWN_GRACE_MS);
-  force.unref();
   await app.close();
   app.log.info('stopped');
-  process.exit(0);
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+});

@@ -10,22 +10,42 @@ t.test('service process: logs, readiness and graceful shutdown', async (t) => {
   const svc = await startService({ STATE_DIR: tempStateDir() });
   t.teardown(() => svc.child.kill('SIGKILL'));
   const { base, lines } = svc;
-  t.match(lines.find((l) => l.msg === 'service started'), { readiness: { ready: true, reason: 'ok' } });
+  t.match(
+    lines.find((l) => l.msg === 'service started'),
+    { readiness: { ready: true, reason: 'ok' } },
+  );
 
   t.equal((await fetch(`${base}/ready`)).status, 200);
-  const scored = await fetch(`${base}/score-plan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(EXAMPLE_SCORE_REQUEST) });
+  const scored = await fetch(`${base}/score-plan`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(EXAMPLE_SCORE_REQUEST),
+  });
   t.equal(scored.status, 200);
   const summary = await svc.waitForLine((l) => l.msg === 'scored');
-  t.match(summary, { method: 'POST', url: '/score-plan', status: 200, groups: 1, plans: 3, gated: 2, latency_ms: Number, mean_raw: { struct: Number, pers: Number, ped: Number } });
+  t.match(summary, {
+    method: 'POST',
+    url: '/score-plan',
+    status: 200,
+    groups: 1,
+    plans: 3,
+    gated: 2,
+    latency_ms: Number,
+    mean_raw: { struct: Number, pers: Number, ped: Number },
+  });
   t.equal(lines.filter((l) => l.url === '/score-plan').length, 1, 'exactly one log line for the scoring request');
 
   // Start a request, deliver half its body, then SIGTERM: the request must still be answered.
   const body = JSON.stringify(EXAMPLE_SCORE_REQUEST);
   const answered = new Promise<number>((resolve, reject) => {
-    const req = request(`${base}/score-plan`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      `${base}/score-plan`,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.write(body.slice(0, 100));
     setTimeout(() => {
@@ -56,6 +76,10 @@ t.test('service process: the verifier loads once at start-up; without it the res
     body: JSON.stringify({ task: { description: 'Add 2 and 3.' }, context: [], candidates: ['What is 2 + 3?'] }),
   });
   t.equal(verify.status, 503);
-  const scored = await fetch(`${broken.base}/score-plan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(EXAMPLE_SCORE_REQUEST) });
+  const scored = await fetch(`${broken.base}/score-plan`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(EXAMPLE_SCORE_REQUEST),
+  });
   t.equal(scored.status, 200);
 });

@@ -3,8 +3,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SentenceEncoder } from '../src/text/encoder.js';
-import { fitContext, RESPONSE_FEATURE_NAMES, responseFeatures, taskText, type VerifyTask } from '../src/verify/format.js';
-import { mathdialRows, type DialogueTurn } from '../src/verify/mathdial.js';
+import type { DialogueTurn, VerifyTask } from '../src/contracts/verify-turn.js';
+import { fitContext, RESPONSE_FEATURE_NAMES, responseFeatures, taskText } from '../src/verify/format.js';
+import { mathdialRows } from './mathdial.js';
 
 const DATA = process.env.TRAINING_DATA ?? fileURLToPath(new URL('../../shared/data', import.meta.url));
 const OUT = fileURLToPath(new URL('./build/', import.meta.url));
@@ -24,12 +25,32 @@ const vec = (text: string) => {
   }
   return i;
 };
-interface Candidate { response: number; extra: number[]; target: number; pg?: string; act?: string; length: number; text: string }
-interface Example { source: 'mathdial' | 'mrbench' | 'bridge'; group: string; task: number; context: number; outcome?: 0 | 1; candidates: Candidate[]; linked?: string[] }
+interface Candidate {
+  response: number;
+  extra: number[];
+  target: number;
+  pg?: string;
+  act?: string;
+  length: number;
+  text: string;
+}
+interface Example {
+  source: 'mathdial' | 'mrbench' | 'bridge';
+  group: string;
+  task: number;
+  context: number;
+  outcome?: 0 | 1;
+  candidates: Candidate[];
+  linked?: string[];
+}
 const examples: Example[] = [];
 // A few requests as a client would send them, by example index: train.py records the shipped model's
 // scores for them in models/verifier/expected.json, and CI serves them and must get the same scores.
-interface Request { task: VerifyTask; context: DialogueTurn[]; candidates: string[] }
+interface Request {
+  task: VerifyTask;
+  context: DialogueTurn[];
+  candidates: string[];
+}
 const servingChecks: { example: number; request: Request }[] = [];
 const check = (source: Example['source'], request: Request) => {
   if (servingChecks.filter((c) => examples[c.example]!.source === source).length < 2 && request.context.length > 0) {
@@ -42,7 +63,10 @@ const label = (x: unknown) => (x === 'Yes' ? 1 : x === 'To some extent' ? 0.5 : 
 // ground_truth, MRBench's Ground_Truth_Solution) goes in solution_steps, one step per non-empty line, so
 // that responseFeatures can tell whether a response states the final answer (the solution's last number).
 const steps = (solution: unknown): string[] | undefined => {
-  const lines = String(solution ?? '').split('\n').map((l) => l.trim()).filter((l) => l);
+  const lines = String(solution ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l);
   return lines.length ? lines : undefined;
 };
 
@@ -52,27 +76,34 @@ const mrbenchHistories = new Map<string, string>();
 
 // MathDial: one example per tutor turn, target v_t (Traver eqs. 1–2).
 // Several MathDial dialogues share a question (qid), so a dialogue is identified by its line.
-readFileSync(`${DATA}/mathdial/dialogues.jsonl`, 'utf8').split('\n').forEach((line, lineNo) => {
-  if (!line.trim()) return;
-  const record = JSON.parse(line) as Record<string, unknown>;
-  if (typeof record.question === 'string') mathdialQuestions.set(`md:${lineNo}:${String(record.qid ?? '')}`, norm(record.question).slice(0, 150));
-  for (const row of mathdialRows(record)) {
-    const task: VerifyTask = { description: row.task, solution_steps: steps(record.ground_truth) };
-    examples.push({
-      source: 'mathdial',
-      group: `md:${lineNo}:${row.dialogue}`,
-      task: vec(taskText(task)),
-      context: vec(contextOf(row.context)),
-      outcome: row.outcome,
-      candidates: [{ response: vec(row.response), extra: responseFeatures(row.response, task), target: row.value, length: row.response.length, text: row.response }],
-    });
-    check('mathdial', { task, context: row.context, candidates: [row.response] });
-  }
-});
+readFileSync(`${DATA}/mathdial/dialogues.jsonl`, 'utf8')
+  .split('\n')
+  .forEach((line, lineNo) => {
+    if (!line.trim()) return;
+    const record = JSON.parse(line) as Record<string, unknown>;
+    if (typeof record.question === 'string') mathdialQuestions.set(`md:${lineNo}:${String(record.qid ?? '')}`, norm(record.question).slice(0, 150));
+    for (const row of mathdialRows(record)) {
+      const task: VerifyTask = { description: row.task, solution_steps: steps(record.ground_truth) };
+      examples.push({
+        source: 'mathdial',
+        group: `md:${lineNo}:${row.dialogue}`,
+        task: vec(taskText(task)),
+        context: vec(contextOf(row.context)),
+        outcome: row.outcome,
+        candidates: [
+          { response: vec(row.response), extra: responseFeatures(row.response, task), target: row.value, length: row.response.length, text: row.response },
+        ],
+      });
+      check('mathdial', { task, context: row.context, candidates: [row.response] });
+    }
+  });
 
 // MRBench: the candidates of one context, target = mean of Providing_Guidance and Actionability.
 const parseHistory = (h: string): DialogueTurn[] =>
-  h.split('\n').filter((l) => l.trim()).map((l) => ({ role: /^\s*tutor\s*:/i.test(l) ? 'tutor' : 'student', text: l.replace(/^\s*\w+\s*:\s*/, '') }));
+  h
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => ({ role: /^\s*tutor\s*:/i.test(l) ? 'tutor' : 'student', text: l.replace(/^\s*\w+\s*:\s*/, '') }));
 for (const c of JSON.parse(readFileSync(`${DATA}/mrbench/MRBench_V1.json`, 'utf8')) as Array<Record<string, unknown>>) {
   const responses = c.anno_llm_responses as Record<string, { response: string; annotation: Record<string, string> }>;
   const history = parseHistory(String(c.conversation_history ?? ''));
@@ -99,7 +130,9 @@ for (const c of JSON.parse(readFileSync(`${DATA}/mrbench/MRBench_V1.json`, 'utf8
 // Bridge: the expert's revision over the novice's response.
 for (const split of ['train', 'validation', 'test']) {
   for (const c of JSON.parse(readFileSync(`${DATA}/bridge/${split}.json`, 'utf8')) as Array<Record<string, unknown>>) {
-    const turns = (c.c_h as Array<{ text: string; user: string }>).map((m) => ({ role: m.user === 'tutor' ? 'tutor' : 'student', text: m.text }) as DialogueTurn);
+    const turns = (c.c_h as Array<{ text: string; user: string }>).map(
+      (m) => ({ role: m.user === 'tutor' ? 'tutor' : 'student', text: m.text }) as DialogueTurn,
+    );
     const novice = (c.c_r as Array<{ text: string }>).map((m) => m.text).join(' ');
     const expert = (c.c_r_ as Array<{ text: string }>).map((m) => m.text).join(' ');
     if (!novice || !expert) continue;
@@ -140,9 +173,14 @@ for (const e of examples) {
 
 const vectors = await encoder.embed(texts);
 const flat = new Float32Array(texts.length * 512);
-vectors.forEach((v, i) => flat.set(v, i * 512));
+vectors.forEach((v, i) => {
+  flat.set(v, i * 512);
+});
 mkdirSync(OUT, { recursive: true });
 writeFileSync(`${OUT}vectors.f32`, Buffer.from(flat.buffer));
-writeFileSync(`${OUT}examples.json`, JSON.stringify({ dim: 512, texts: texts.length, extra_names: RESPONSE_FEATURE_NAMES, context_chars: CONTEXT_CHARS, serving_checks: servingChecks, examples }));
+writeFileSync(
+  `${OUT}examples.json`,
+  JSON.stringify({ dim: 512, texts: texts.length, extra_names: RESPONSE_FEATURE_NAMES, context_chars: CONTEXT_CHARS, serving_checks: servingChecks, examples }),
+);
 const by = (s: string) => examples.filter((e) => e.source === s).length;
 console.log(`${texts.length} texts embedded; examples: mathdial ${by('mathdial')}, mrbench ${by('mrbench')}, bridge ${by('bridge')}`);

@@ -18,11 +18,7 @@ const tokenizer = {
   // The reference: NFKC, every space becomes "▁", and a non-empty text gets a leading "▁".
   normalizer: {
     type: 'Sequence',
-    normalizers: [
-      { type: 'NFKC' },
-      { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' },
-      { type: 'Prepend', prepend: '\u2581' },
-    ],
+    normalizers: [{ type: 'NFKC' }, { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' }, { type: 'Prepend', prepend: '\u2581' }],
   },
   pre_tokenizer: null,
   model: {

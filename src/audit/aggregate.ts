@@ -1,5 +1,5 @@
 import type { Topology } from '../plan/graph.js';
-import { VIOLATION_CODES, type GateClass, type ViolationCode } from '../plan/violations.js';
+import { VIOLATION_CODES, type GateClass, type ViolationCode } from '../contracts/violations.js';
 import type { RecordResult } from './evaluate.js';
 import { QuantileSketch, type QuantileSummary } from './quantiles.js';
 
@@ -66,7 +66,8 @@ export interface AuditSummary {
     rejected: number;
     rejected_share: number | null;
     by_reason: Array<ReasonCount<ViolationCode> & { class: GateClass | null }>;
-    by_class: Array<ReasonCount<GateClass>>;
+    /** Each hard class a rejected plan has; `strict`: plans rejected only because strict mode gates every violation. */
+    by_class: Array<ReasonCount<GateClass | 'strict'>>;
   };
   /** Means over every scored record: a gated plan keeps its raw rewards, an unparsed one scores 0 (as in /validate-plan). */
   rewards: RewardMeans;
@@ -82,7 +83,7 @@ export class AuditAggregator {
   private readonly malformedExamples: Array<{ line: number; reason: string }> = [];
   private readonly all = emptySums();
   private readonly reasons = new Map<ViolationCode, number>();
-  private readonly classes = new Map<GateClass, number>();
+  private readonly classes = new Map<GateClass | 'strict', number>();
   private topologyPlans = 0;
   private readonly topology = new Map<TopologyMetric, QuantileSketch>(TOPOLOGY_METRICS.map((m) => [m, new QuantileSketch()]));
   private readonly intents = new Map<string, RewardSums>();
@@ -104,7 +105,8 @@ export class AuditAggregator {
     const e = result.evaluation;
     addTo(this.all, result);
     for (const r of e.gate.reasons) this.reasons.set(r, (this.reasons.get(r) ?? 0) + 1);
-    for (const c of e.gate.classes) this.classes.set(c, (this.classes.get(c) ?? 0) + 1);
+    const classes: (GateClass | 'strict')[] = e.gate.failed && e.gate.classes.length === 0 ? ['strict'] : e.gate.classes;
+    for (const c of classes) this.classes.set(c, (this.classes.get(c) ?? 0) + 1);
     if (!e.gate.failed && e.topology) {
       this.topologyPlans++;
       for (const m of TOPOLOGY_METRICS) {
@@ -149,9 +151,7 @@ export class AuditAggregator {
         metrics: Object.fromEntries(TOPOLOGY_METRICS.map((m) => [m, this.topology.get(m)!.summary()])) as Record<TopologyMetric, QuantileSummary>,
       },
       intents: this.sawIntent
-        ? [...this.intents]
-            .map(([intent, s]) => ({ intent, ...means(s) }))
-            .sort((a, b) => b.n - a.n || a.intent.localeCompare(b.intent))
+        ? [...this.intents].map(([intent, s]) => ({ intent, ...means(s) })).sort((a, b) => b.n - a.n || a.intent.localeCompare(b.intent))
         : null,
     };
   }

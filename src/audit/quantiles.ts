@@ -100,7 +100,7 @@ export class QuantileSketch {
   }
 
   private mid(key: number): number {
-    return (2 * Math.pow(this.gamma, key)) / (this.gamma + 1);
+    return (2 * this.gamma ** key) / (this.gamma + 1);
   }
 
   summary(): QuantileSummary {

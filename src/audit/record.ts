@@ -30,6 +30,11 @@ export function parseLine(text: string, line: number): LineOutcome {
   } catch (err) {
     return malformed(line, `invalid JSON: ${(err as Error).message}`);
   }
+  return recordOf(value, line);
+}
+
+/** One record already parsed (an element of a JSON array, or a whole JSON document); `line` is its number. */
+export function recordOf(value: unknown, line: number): LineOutcome {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return malformed(line, 'not a JSON object');
   const rec = value as Record<string, unknown>;
 

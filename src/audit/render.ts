@@ -92,7 +92,7 @@ export function auditTables(s: AuditSummary): Table[] {
 
 /** Aligned plain-text rendering. */
 export function renderText(tables: readonly Table[]): string {
-  return tables
+  return `${tables
     .map((t) => {
       const all = [t.head, ...t.rows];
       const widths = t.head.map((_, c) => Math.max(...all.map((r) => width(r[c] ?? ''))));
@@ -104,7 +104,7 @@ export function renderText(tables: readonly Table[]): string {
       const rule = widths.map((w) => '-'.repeat(w)).join('  ');
       return [t.title, line(t.head), rule, ...t.rows.map(line), ...(t.note ? [`(${t.note})`] : [])].join('\n');
     })
-    .join('\n\n') + '\n';
+    .join('\n\n')}\n`;
 }
 
 /** GitHub-flavoured markdown rendering. */
@@ -124,7 +124,7 @@ export function renderMarkdown(tables: readonly Table[], heading: string): strin
       ].join('\n'),
     );
   }
-  return parts.join('\n\n') + '\n';
+  return `${parts.join('\n\n')}\n`;
 }
 
 /** Display width: code points (every character used here is one column wide). */

@@ -3,14 +3,14 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { AuditAggregator, type AuditSummary } from './aggregate.js';
 import type { RecordEvaluator } from './evaluate.js';
-import { parseLine } from './record.js';
+import { parseLine, recordOf, type LineOutcome } from './record.js';
 
 export interface AuditStreamOptions {
   evaluator: RecordEvaluator;
-  /** Called every `progressEvery` lines and once at the end with the lines seen so far. */
+  /** Called every `progressEvery` records and once at the end with the records seen so far. */
   onProgress?: (lines: number) => void;
   progressEvery?: number;
-  /** Receives one JSON line per input line that was scored or malformed (not for blank lines). */
+  /** Receives one JSON line per input record that was scored or malformed (not for blank lines). */
   records?: Writable;
 }
 
@@ -19,13 +19,31 @@ export interface AuditStreamOptions {
  * the aggregator's fixed-size state, not by the number of plans.
  */
 export async function auditStream(input: Readable, opts: AuditStreamOptions): Promise<AuditSummary> {
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  return auditOutcomes(
+    (async function* () {
+      let n = 0;
+      for await (const text of lines) yield parseLine(text, ++n);
+    })(),
+    opts,
+  );
+}
+
+/** The records of one JSON document: the elements of an array, or the document itself; numbered from 1. */
+export function auditDocument(document: unknown, opts: AuditStreamOptions): Promise<AuditSummary> {
+  const items = Array.isArray(document) ? document : [document];
+  return auditOutcomes(
+    items.map((value, i) => recordOf(value, i + 1)),
+    opts,
+  );
+}
+
+async function auditOutcomes(outcomes: AsyncIterable<LineOutcome> | Iterable<LineOutcome>, opts: AuditStreamOptions): Promise<AuditSummary> {
   const agg = new AuditAggregator();
   const every = opts.progressEvery ?? 1000;
-  const rl = createInterface({ input, crlfDelay: Infinity });
   let n = 0;
-  for await (const text of rl) {
+  for await (const outcome of outcomes) {
     n++;
-    const outcome = parseLine(text, n);
     let out: object | null = null;
     if (outcome.kind === 'blank') agg.addBlank();
     else if (outcome.kind === 'malformed') {
@@ -48,7 +66,7 @@ export async function auditStream(input: Readable, opts: AuditStreamOptions): Pr
       };
     }
     // Respect the writer's backpressure, or a slow disk would buffer every record in memory.
-    if (out && opts.records && !opts.records.write(JSON.stringify(out) + '\n')) await once(opts.records, 'drain');
+    if (out && opts.records && !opts.records.write(`${JSON.stringify(out)}\n`)) await once(opts.records, 'drain');
     if (n % every === 0) opts.onProgress?.(n);
   }
   opts.onProgress?.(n);

@@ -1,15 +1,15 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, stat, writeFile } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PaletteSchema } from '../contracts/palette.js';
-import { loadConfig } from '../config.js';
+import { loadConfig, planLimits } from '../config.js';
 import { resolvePalette, type ResolvedPalette } from '../plan/palette.js';
 import { VERSIONS } from '../scoring/versions.js';
 import { RecordEvaluator } from '../audit/evaluate.js';
 import { auditTables, renderMarkdown, renderText } from '../audit/render.js';
-import { auditStream } from '../audit/run.js';
+import { auditDocument, auditStream } from '../audit/run.js';
 import { COMPLETION_FIELDS } from '../audit/record.js';
 import { Progress } from './progress.js';
 
@@ -25,7 +25,10 @@ Scores every plan of a JSONL file with the service's static gate and raw soft re
 rejections by reason, the topology of accepted plans and per-intent rewards.
 
   <plans.jsonl>    one JSON object a line: {"completion": text | plan, "profile"?, "query"?, "intent"?, "id"?}
-                   (the completion may also be named ${COMPLETION_FIELDS.slice(1).map((f) => `"${f}"`).join(' or ')})
+                   (the completion may also be named ${COMPLETION_FIELDS.slice(1)
+                     .map((f) => `"${f}"`)
+                     .join(' or ')});
+                   or a JSON array of such objects, or one pretty-printed object
   --out DIR        where summary.json, summary.md and records.jsonl go (default: <plans.jsonl>.audit/)
   --palette FILE   JSON tool palette replacing the default eight tools: [name | {name, description, phase}]
   --strict         gate on every violation (the MAP-PPL admission gate), as options.strict
@@ -41,7 +44,9 @@ export interface CliIO {
   stderrIsTTY: boolean;
 }
 
-class UsageError extends Error {}
+class UsageError extends Error {
+  override name = 'UsageError';
+}
 
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
   try {
@@ -63,10 +68,9 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   }
 }
 
-async function audit(argv: readonly string[], io: CliIO): Promise<number> {
-  let parsed;
+function auditArgs(argv: readonly string[]) {
   try {
-    parsed = parseArgs({
+    return parseArgs({
       args: [...argv],
       allowPositionals: true,
       strict: true,
@@ -82,7 +86,10 @@ async function audit(argv: readonly string[], io: CliIO): Promise<number> {
     // parseArgs names the offending flag ("Unknown option '--x'"); keep its wording.
     throw new UsageError((err as Error).message);
   }
-  const { values, positionals } = parsed;
+}
+
+async function audit(argv: readonly string[], io: CliIO): Promise<number> {
+  const { values, positionals } = auditArgs(argv);
   if (values.help) {
     io.stdout.write(USAGE);
     return EXIT_OK;
@@ -96,17 +103,21 @@ async function audit(argv: readonly string[], io: CliIO): Promise<number> {
 
   const palette = values.palette === undefined ? resolvePalette(undefined) : await loadPalette(values.palette);
   const config = loadConfig();
-  const limits = { maxCompletionBytes: config.MAX_COMPLETION_BYTES, maxStepsPerPlan: config.MAX_STEPS_PER_PLAN };
+  const limits = planLimits(config);
   const evaluator = new RecordEvaluator(palette, limits, { strict: values.strict, lambda_hard: config.LAMBDA_HARD });
 
   const outDir = values.out ?? `${input}.audit`;
   await mkdir(outDir, { recursive: true });
+  const format = await inputFormat(input);
   const records = createWriteStream(path.join(outDir, 'records.jsonl'));
-  const stream = createReadStream(input);
-  const progress = values.quiet ? null : new Progress(io.stderr, { tty: io.stderrIsTTY, totalBytes: info.size, bytesRead: () => stream.bytesRead });
+  const stream = format === 'jsonl' ? createReadStream(input) : null;
+  const progress = values.quiet
+    ? null
+    : new Progress(io.stderr, { tty: io.stderrIsTTY, totalBytes: info.size, bytesRead: () => stream?.bytesRead ?? info.size });
 
   const started = performance.now();
-  const summary = await auditStream(stream, { evaluator, records, onProgress: (n) => progress?.update(n), progressEvery: 256 });
+  const options = { evaluator, records, onProgress: (n: number) => progress?.update(n), progressEvery: 256 };
+  const summary = stream ? await auditStream(stream, options) : await auditDocument(await readDocument(input), options);
   records.end();
   await finished(records);
   const seconds = (performance.now() - started) / 1000;
@@ -114,7 +125,7 @@ async function audit(argv: readonly string[], io: CliIO): Promise<number> {
 
   const tables = auditTables(summary);
   const report = {
-    input: { file: path.resolve(input), bytes: info.size },
+    input: { file: path.resolve(input), bytes: info.size, format },
     run: {
       seconds: round(seconds, 3),
       plans_per_second: Math.round(summary.lines.scored / Math.max(seconds, 1e-9)),
@@ -127,14 +138,43 @@ async function audit(argv: readonly string[], io: CliIO): Promise<number> {
       palette: { source: palette.source, tools: [...palette.tools.keys()] },
     },
     versions: VERSIONS,
-    quantiles: 'exact while a metric has ≤ 2048 distinct values (linear interpolation, numpy default); beyond, a log-bucketed sketch within 0.5 % relative error',
+    quantiles:
+      'exact while a metric has ≤ 2048 distinct values (linear interpolation, numpy default); beyond, a log-bucketed sketch within 0.5 % relative error',
     ...summary,
   };
-  await writeFile(path.join(outDir, 'summary.json'), JSON.stringify(report, null, 2) + '\n');
+  await writeFile(path.join(outDir, 'summary.json'), `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(path.join(outDir, 'summary.md'), renderMarkdown(tables, `Plan audit: ${path.basename(input)}`));
   io.stdout.write(renderText(tables));
   io.stdout.write(`\nwrote ${path.join(outDir, 'summary.json')}, summary.md, records.jsonl (${summary.lines.scored} plans in ${seconds.toFixed(1)} s)\n`);
   return EXIT_OK;
+}
+
+/**
+ * JSONL (one record a line), a JSON array of records, or one pretty-printed JSON object, told apart by the
+ * first bytes: `[` starts an array; a first line that is `{` alone starts a pretty-printed object; any
+ * other `{` starts JSONL, whose malformed lines are counted rather than fatal.
+ */
+async function inputFormat(file: string): Promise<'jsonl' | 'array' | 'document'> {
+  const handle = await open(file);
+  const head = Buffer.alloc(64 * 1024);
+  const { bytesRead } = await handle.read(head, 0, head.length, 0).finally(() => handle.close());
+  const text = head
+    .subarray(0, bytesRead)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
+  const start = text.trimStart();
+  if (start === '') return 'jsonl';
+  if (start.startsWith('[')) return 'array';
+  if (start.startsWith('{')) return start.split('\n', 1)[0]!.trim() === '{' ? 'document' : 'jsonl';
+  throw new UsageError(`${file} is not JSONL, a JSON array or a JSON object: it starts with ${JSON.stringify(start.slice(0, 20))}`);
+}
+
+async function readDocument(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`${file} is not valid JSON: ${(err as Error).message}`);
+  }
 }
 
 async function loadPalette(file: string): Promise<ResolvedPalette> {

@@ -16,7 +16,10 @@ export const DialogueStateSchema = z
 export const DialogueNextRequestSchema = z
   .object({
     state: DialogueStateSchema,
-    last: z.object({ role: z.enum(['teacher', 'learner', 'tutor', 'student']), text: z.string().max(100_000) }).strict().describe('The message just said'),
+    last: z
+      .object({ role: z.enum(['teacher', 'learner', 'tutor', 'student']), text: z.string().max(100_000) })
+      .strict()
+      .describe('The message just said'),
   })
   .strict()
   .meta({

@@ -21,7 +21,13 @@ export const EvaluatePlanRequestSchema = z
       .object({
         delta_tbq: z.number().min(-1).max(1).optional().describe('TBQ cosine threshold δ (default 0.10)'),
         kappa: z.number().positive().optional().describe('TS = exp(−GED/κ), κ default 2.5'),
-        ged_timeout_ms: z.number().int().min(1).max(EVALUATE_PLAN_LIMITS.maxGedTimeoutMs).optional().describe('Bound per graph edit distance (default 2000), within the request deadline'),
+        ged_timeout_ms: z
+          .number()
+          .int()
+          .min(1)
+          .max(EVALUATE_PLAN_LIMITS.maxGedTimeoutMs)
+          .optional()
+          .describe('Bound per graph edit distance (default 2000), within the request deadline'),
         deadline_ms: DeadlineMsSchema,
       })
       .strict()
@@ -36,7 +42,14 @@ const Check = z.enum(['role_subtask', 'tool_role', 'tool_instruction']);
 const PlanMetricsSchema = z.object({
   topology: TopologySchema,
   structural_similarity: z
-    .object({ value: z.number(), ged: z.number(), exact: z.boolean(), kappa: z.number(), nodes: z.object({ plan: z.number(), gold: z.number() }), edges: z.object({ plan: z.number(), gold: z.number() }) })
+    .object({
+      value: z.number(),
+      ged: z.number(),
+      exact: z.boolean(),
+      kappa: z.number(),
+      nodes: z.object({ plan: z.number(), gold: z.number() }),
+      edges: z.object({ plan: z.number(), gold: z.number() }),
+    })
     .nullable()
     .describe('TS = exp(−GED/κ) against the gold plan; exact false when the time bound cut the search (GED is then an upper bound)'),
   tool_binding: z.object({
@@ -85,7 +98,9 @@ export const EvaluatePlanResponseSchema = z
         role_jaccard: z.number(),
         edge_jaccard: z.number(),
         exact: z.boolean(),
-        pairs: z.array(z.object({ a: z.number(), b: z.number(), ged: z.number(), exact: z.boolean(), ts: z.number(), role_jaccard: z.number(), edge_jaccard: z.number() })),
+        pairs: z.array(
+          z.object({ a: z.number(), b: z.number(), ged: z.number(), exact: z.boolean(), ts: z.number(), role_jaccard: z.number(), edge_jaccard: z.number() }),
+        ),
       })
       .nullable(),
     options: z.object({ kappa: z.number(), delta_tbq: z.number(), ged_timeout_ms: z.number() }),

@@ -40,7 +40,10 @@ export const EvaluateTextRequestSchema = z
     hypothesis: Text,
     references: z.array(Text).min(1).max(EVALUATE_LIMITS.maxReferences),
     metrics: z.array(TextMetricSchema).min(1).optional().describe('Default: all three'),
-    options: z.object({ smooth: Smooth.optional().describe("sacrebleu smooth_method (default 'exp')"), deadline_ms: DeadlineMsSchema }).strict().optional(),
+    options: z
+      .object({ smooth: Smooth.optional().describe("sacrebleu smooth_method (default 'exp')"), deadline_ms: DeadlineMsSchema })
+      .strict()
+      .optional(),
   })
   .strict()
   .meta({
@@ -73,7 +76,10 @@ export const EvaluateTextCorpusResponseSchema = z
   .meta({ id: 'EvaluateTextCorpusResponse' });
 
 const MessageSchema = z
-  .object({ role: z.enum(['teacher', 'learner', 'tutor', 'student']).describe('tutor/student are taken as teacher/learner'), text: z.string().max(EVALUATE_LIMITS.maxMessageChars) })
+  .object({
+    role: z.enum(['teacher', 'learner', 'tutor', 'student']).describe('tutor/student are taken as teacher/learner'),
+    text: z.string().max(EVALUATE_LIMITS.maxMessageChars),
+  })
   .strict();
 
 export const EvaluateDialogueRequestSchema = z
@@ -124,7 +130,8 @@ export const EvaluateDialogueRequestSchema = z
     ],
   });
 
-const Metric = <T extends z.ZodRawShape>(shape: T) => z.object({ definition: z.string(), value: z.number().nullable(), reason: z.string().optional(), ...shape });
+const Metric = <T extends z.ZodRawShape>(shape: T) =>
+  z.object({ definition: z.string(), value: z.number().nullable(), reason: z.string().optional(), ...shape });
 
 export const EvaluateDialogueResponseSchema = z
   .object({
@@ -135,7 +142,9 @@ export const EvaluateDialogueResponseSchema = z
       bleu: Metric({ details: BleuSchema.optional() }),
       rouge: Metric({ details: RougeSchema.optional() }).describe('value: ROUGE-L F without stemming'),
       meteor: Metric({ details: MeteorSchema.optional() }),
-      token_match: Metric({ precision: z.number().optional(), recall: z.number().optional(), truncated: z.boolean().optional() }).describe('BERTScore-style F1 on the sentence encoder’s token states — not roberta-large BERTScore'),
+      token_match: Metric({ precision: z.number().optional(), recall: z.number().optional(), truncated: z.boolean().optional() }).describe(
+        'BERTScore-style F1 on the sentence encoder’s token states — not roberta-large BERTScore',
+      ),
     }),
     dict: z
       .object({
@@ -146,7 +155,15 @@ export const EvaluateDialogueResponseSchema = z
       })
       .optional(),
     judge: z
-      .array(z.object({ criterion: z.string(), score: z.number().nullable(), reply: z.string().optional(), error: z.string().optional(), attempts: z.number().int() }))
+      .array(
+        z.object({
+          criterion: z.string(),
+          score: z.number().nullable(),
+          reply: z.string().optional(),
+          error: z.string().optional(),
+          attempts: z.number().int(),
+        }),
+      )
       .optional(),
     counts: z.object({ messages: z.number().int(), teacher: z.number().int(), learner: z.number().int() }),
     versions: z.object({ metrics: z.string() }),
@@ -154,6 +171,10 @@ export const EvaluateDialogueResponseSchema = z
   })
   .meta({ id: 'EvaluateDialogueResponse' });
 
+export type TextMetric = z.infer<typeof TextMetricSchema>;
+export type TextScores = z.infer<typeof TextScoresSchema>;
+export type CorpusScores = Omit<z.infer<typeof EvaluateTextCorpusResponseSchema>, 'pairs' | 'latency_ms'>;
+export type RougeSet = z.infer<typeof RougeSetSchema>;
 export type EvaluateDialogueRequest = z.infer<typeof EvaluateDialogueRequestSchema>;
 export type EvaluateTextRequest = z.infer<typeof EvaluateTextRequestSchema>;
 export type EvaluateTextCorpusRequest = z.infer<typeof EvaluateTextCorpusRequestSchema>;

@@ -7,7 +7,9 @@ export const DeadlineMsSchema = z
   .min(1)
   .max(86_400_000)
   .optional()
-  .describe("This request's deadline in ms from its arrival: lowers the server's REQUEST_DEADLINE_MS, never raises it. Past it the work is stopped and the answer is 504");
+  .describe(
+    "This request's deadline in ms from its arrival: lowers the server's REQUEST_DEADLINE_MS, never raises it. Past it the work is stopped and the answer is 504",
+  );
 
 export const ScoringOptionsSchema = z
   .object({
@@ -15,12 +17,17 @@ export const ScoringOptionsSchema = z
     lambda_hard: z.number().min(0).max(1e6).optional().describe('λ_hard, the hard-gate penalty. Default from LAMBDA_HARD (10).'),
     epsilon: z.number().gt(0).max(1).optional().describe('ε in the z-score and advantage denominators. Default 1e-6.'),
     tau: z.number().min(0).max(1).optional().describe('τ: an axis whose group std is below τ gets z = 0. Default 1e-6.'),
-    ddof: z.union([z.literal(0), z.literal(1)]).optional().describe('Delta degrees of freedom of the std. Default 0.'),
+    ddof: z
+      .union([z.literal(0), z.literal(1)])
+      .optional()
+      .describe('Delta degrees of freedom of the std. Default 0.'),
     deadline_ms: DeadlineMsSchema,
     detail: z
       .enum(['full', 'rewards'])
       .optional()
-      .describe('full (default): every plan with its components, violations, normalizations and topology. rewards: reward, advantage, score, z, gate and raw only — what a trainer needs, a fraction of the bytes'),
+      .describe(
+        'full (default): every plan with its components, violations, normalizations and topology. rewards: reward, advantage, score, z, gate and raw only — what a trainer needs, a fraction of the bytes',
+      ),
   })
   .strict()
   .meta({ id: 'ScoringOptions' });

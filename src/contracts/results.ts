@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PHASES } from './palette.js';
-import { VIOLATION_CODES } from '../plan/violations.js';
+import { VIOLATION_CODES } from './violations.js';
 
 // Response-side contracts shared by /score-plan and /validate-plan.
 const codes = Object.keys(VIOLATION_CODES) as [keyof typeof VIOLATION_CODES, ...(keyof typeof VIOLATION_CODES)[]];
@@ -81,9 +81,7 @@ export const PedagogySchema = z
   })
   .meta({ id: 'PedagogyReward' });
 
-export const ComponentsSchema = z
-  .object({ struct: StructuralSchema, pers: PersonalizationSchema.nullable(), ped: PedagogySchema })
-  .meta({ id: 'Components' });
+export const ComponentsSchema = z.object({ struct: StructuralSchema, pers: PersonalizationSchema.nullable(), ped: PedagogySchema }).meta({ id: 'Components' });
 
 export const TopologySchema = z
   .object({
@@ -99,17 +97,11 @@ export const TopologySchema = z
   })
   .meta({ id: 'Topology' });
 
-export const ProfileSignalSchema = z
-  .object({ ...SignalRef, phrases: z.array(z.string()) })
-  .meta({ id: 'ProfileSignal' });
+export const ProfileSignalSchema = z.object({ ...SignalRef, phrases: z.array(z.string()) }).meta({ id: 'ProfileSignal' });
 
-export const VersionsSchema = z
-  .object({ service: z.string(), lexicon: z.string(), phases: z.string() })
-  .meta({ id: 'Versions' });
+export const VersionsSchema = z.object({ service: z.string(), lexicon: z.string(), phases: z.string() }).meta({ id: 'Versions' });
 
-export const PaletteInfoSchema = z
-  .object({ source: z.enum(['default', 'request']), tools: z.array(z.string()) })
-  .meta({ id: 'PaletteInfo' });
+export const PaletteInfoSchema = z.object({ source: z.enum(['default', 'request']), tools: z.array(z.string()) }).meta({ id: 'PaletteInfo' });
 
 /** What one plan's evaluation reports in both /score-plan and /validate-plan. */
 export const PlanEvaluationFields = {

@@ -29,7 +29,9 @@ export const ScorePlanRequestSchema = z
       .describe('Rollout groups; at most MAX_PLANS_PER_REQUEST completions in all. Keep each group in one request: z-scores are taken within it'),
     run_id: RunIdSchema.nullable()
       .optional()
-      .describe('Training run whose adaptive weights compose the rewards and whose step this counts toward (default "default"); null: stateless, initial weights, nothing recorded'),
+      .describe(
+        'Training run whose adaptive weights compose the rewards and whose step this counts toward (default "default"); null: stateless, initial weights, nothing recorded',
+      ),
     step: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("The trainer's global step; omitted: the request is its own step"),
     palette: PaletteSchema.optional(),
     options: ScoringOptionsSchema.optional(),

@@ -43,7 +43,7 @@ export const TraceKnowledgeRequestSchema = z
       .int()
       .min(0)
       .optional()
-      .describe('How many turns of `context` `previous` already reflects (the last answer\'s `turns_total`); only later turns are read. Default 0'),
+      .describe("How many turns of `context` `previous` already reflects (the last answer's `turns_total`); only later turns are read. Default 0"),
     params: BktParamsSchema.partial().optional().describe('BKT parameters for every KC; missing ones take the defaults'),
     threshold: z.number().gt(0).max(1).optional().describe('p(known) at or above which a KC is known (default 0.95, as in pyBKT)'),
     semantic: z
@@ -51,7 +51,7 @@ export const TraceKnowledgeRequestSchema = z
       .partial()
       .strict()
       .optional()
-      .describe('Semantic evidence: cosine floor, cosine of full strength, margin below the turn\'s best KC'),
+      .describe("Semantic evidence: cosine floor, cosine of full strength, margin below the turn's best KC"),
     options: z.object({ deadline_ms: DeadlineMsSchema }).strict().optional(),
   })
   .strict()
@@ -61,7 +61,8 @@ export const TraceKnowledgeRequestSchema = z
       {
         task: {
           dependency_all: '# Intra-class Dependency:\nsqlite_agent_persistence.SQLiteAgentPersistence.filename\n',
-          reference_steps: '1. Connect with `sqlite3.connect` using `self.filename`.\n2. Create a cursor with `cursor()`.\n3. Fetch the rows with `cursor.fetchall()`.',
+          reference_steps:
+            '1. Connect with `sqlite3.connect` using `self.filename`.\n2. Create a cursor with `cursor()`.\n3. Fetch the rows with `cursor.fetchall()`.',
         },
         context: [
           { role: 'tutor', text: 'Start by connecting with `sqlite3.connect(self.filename)`. Do you know how to create a cursor?' },
@@ -98,7 +99,7 @@ export const TraceKnowledgeResponseSchema = z
     known: z.array(z.string()),
     unknown: z.array(z.string()),
     turns_read: z.number().int(),
-    turns_total: z.number().int().describe('Pass back as `previous_turns` with this answer\'s estimate as `previous`'),
+    turns_total: z.number().int().describe("Pass back as `previous_turns` with this answer's estimate as `previous`"),
     params: BktParamsSchema,
     threshold: z.number(),
     semantic: z.object({ min: z.number(), full: z.number(), margin: z.number() }),

@@ -24,7 +24,10 @@ export const VerifyTurnRequestSchema = z
     context: z.array(DialogueTurnSchema).max(VERIFY_LIMITS.maxTurns).describe('The dialogue so far, oldest first'),
     candidates: z.array(Text.min(1)).min(1).max(VERIFY_LIMITS.maxCandidates).describe('Candidate tutor utterances for the next turn'),
     options: z
-      .object({ top_k: z.number().int().positive().optional().describe('Return only the k best candidates in `ranking` (all by default)'), deadline_ms: DeadlineMsSchema })
+      .object({
+        top_k: z.number().int().positive().optional().describe('Return only the k best candidates in `ranking` (all by default)'),
+        deadline_ms: DeadlineMsSchema,
+      })
       .strict()
       .optional(),
   })
@@ -42,11 +45,7 @@ export const VerifyTurnRequestSchema = z
           { role: 'tutor', text: 'What should running_total([1, 2, 3]) return?' },
           { role: 'student', text: 'I think [1, 2, 3], the same list?' },
         ],
-        candidates: [
-          'No, the answer is [1, 3, 6].',
-          'Close! What is the total after adding the first two numbers, 1 and 2?',
-          'Try again.',
-        ],
+        candidates: ['No, the answer is [1, 3, 6].', 'Close! What is the total after adding the first two numbers, 1 and 2?', 'Try again.'],
       },
     ],
   });
@@ -80,4 +79,5 @@ export const VerifyTurnResponseSchema = z
 
 export type VerifyTurnRequest = z.infer<typeof VerifyTurnRequestSchema>;
 export type VerifyTurnResponse = z.infer<typeof VerifyTurnResponseSchema>;
-export type VerifyTaskInput = z.infer<typeof VerifyTaskSchema>;
+export type VerifyTask = z.infer<typeof VerifyTaskSchema>;
+export type DialogueTurn = z.infer<typeof DialogueTurnSchema>;

@@ -1,4 +1,4 @@
-import { SOFT_AXES, type AxisVector } from './compose.js';
+import type { SOFT_AXES, AxisVector } from './compose.js';
 
 /** Reward-Adaptive GRPO hyperparameters (PersonalPlan §3.3, Appendix A.1). */
 export interface AdaptiveConfig {

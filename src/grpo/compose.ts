@@ -41,7 +41,12 @@ const perAxis = (f: (axis: Axis) => number): AxisVector => ({ struct: f('struct'
 /** Reward-Adaptive GRPO composition within one rollout group (PersonalPlan §3.3, Appendix A.1). */
 export function composeGroup(members: readonly GroupMember[], weights: AxisVector, o: CompositionOptions): GroupComposition {
   const axisMean = perAxis((k) => mean(members.map((m) => m.raw[k])));
-  const axisStd = perAxis((k) => std(members.map((m) => m.raw[k]), o.ddof));
+  const axisStd = perAxis((k) =>
+    std(
+      members.map((m) => m.raw[k]),
+      o.ddof,
+    ),
+  );
 
   // z_ik = (R_ik − μ_g) / (σ_g + ε), and z_ik = 0 when σ_g < τ (a flat axis carries no signal).
   const z = members.map((m) => perAxis((k) => (axisStd[k] < o.tau ? 0 : (m.raw[k] - axisMean[k]) / (axisStd[k] + o.epsilon))));

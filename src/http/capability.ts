@@ -4,7 +4,9 @@ export interface CapabilityStatus {
   reason: string;
 }
 
-export class CapabilityUnavailable extends Error {}
+export class CapabilityUnavailable extends Error {
+  override name = 'CapabilityUnavailable';
+}
 
 export class Capability<T> {
   private loading: Promise<T> | undefined;

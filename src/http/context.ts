@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import { planLimits, type Config } from '../config.js';
 import type { JudgeConfig } from '../metrics/judge/client.js';
 import type { PlanLimits } from '../plan/parse.js';
 import { ReplyCache } from '../runs/idempotency.js';
@@ -25,16 +25,14 @@ export interface ScoringContext {
   pool: WorkPool;
   /** REQUEST_DEADLINE_MS: the most any request may take. */
   deadlineMs: number;
+  /** MAX_JSON_DEPTH, for bodies read on a worker. */
+  maxJsonDepth: number;
   /** The sentence encoder of ENCODER_DIR (knowledge tracing, token match, tool-binding quality), by name. */
   encoder: Capability<string>;
   /** The turn verifier of VERIFIER_DIR, by name. */
   verifier: Capability<string>;
   /** The LLM judge, when JUDGE_BASE_URL is set. */
   judge: JudgeConfig | null;
-}
-
-export function planLimits(config: Config): PlanLimits {
-  return { maxCompletionBytes: config.MAX_COMPLETION_BYTES, maxStepsPerPlan: config.MAX_STEPS_PER_PLAN };
 }
 
 export function serviceDefaults(config: Config): ScoringDefaults {
@@ -51,7 +49,12 @@ export async function scoringContext(config: Config, onWorkerError: (e: Error) =
     maxQueue: config.MAX_QUEUE,
     heapMb: config.WORKER_HEAP_MB,
     onWorkerError,
-    settings: { encoderDir: config.ENCODER_DIR, verifierDir: config.VERIFIER_DIR, encoderCacheSize: config.ENCODER_CACHE_SIZE, encoderBatchSize: config.ENCODER_BATCH_SIZE },
+    settings: {
+      encoderDir: config.ENCODER_DIR,
+      verifierDir: config.VERIFIER_DIR,
+      encoderCacheSize: config.ENCODER_CACHE_SIZE,
+      encoderBatchSize: config.ENCODER_BATCH_SIZE,
+    },
   });
   // A model loads in each worker on its first use; loading it in every worker at once (a task each, while
   // they are idle) warms them all and is the check /ready reports.
@@ -69,10 +72,18 @@ export async function scoringContext(config: Config, onWorkerError: (e: Error) =
     turns: new RunTurns(),
     pool,
     deadlineMs: config.REQUEST_DEADLINE_MS,
+    maxJsonDepth: config.MAX_JSON_DEPTH,
     encoder: new Capability('sentence encoder', load('encoder')),
     verifier: new Capability('turn verifier', load('verifier')),
     judge: config.JUDGE_BASE_URL
-      ? { baseUrl: config.JUDGE_BASE_URL, model: config.JUDGE_MODEL, apiKey: config.JUDGE_API_KEY, concurrency: config.JUDGE_CONCURRENCY, timeoutMs: config.JUDGE_TIMEOUT_MS, retries: config.JUDGE_RETRIES }
+      ? {
+          baseUrl: config.JUDGE_BASE_URL,
+          model: config.JUDGE_MODEL,
+          apiKey: config.JUDGE_API_KEY,
+          concurrency: config.JUDGE_CONCURRENCY,
+          timeoutMs: config.JUDGE_TIMEOUT_MS,
+          retries: config.JUDGE_RETRIES,
+        }
       : null,
   };
 }

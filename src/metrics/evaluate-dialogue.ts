@@ -12,12 +12,18 @@ export const DIALOGUE_DEFINITIONS = {
   token_match: 'BERTScore-style greedy token matching F1 on USE-lite token states (no idf, no rescaling; not roberta-large BERTScore)',
 };
 
-const referenceText = (body: EvaluateDialogueRequest) => (body.reference === undefined ? undefined : Array.isArray(body.reference) ? body.reference.join('\n') : body.reference);
+const referenceText = (body: EvaluateDialogueRequest) =>
+  body.reference === undefined ? undefined : Array.isArray(body.reference) ? body.reference.join('\n') : body.reference;
 const messagesOf = (body: EvaluateDialogueRequest): Message[] => body.messages.map((m) => ({ role: normalizeRole(m.role)!, text: m.text }));
 
 /** What the LLM judge reads: the transcript with speaker names, and the tutorial. */
 export function judgeInput(body: EvaluateDialogueRequest): { conversation: string; reference: string | undefined } {
-  return { conversation: messagesOf(body).map((m) => `${m.role === 'teacher' ? 'Teacher' : 'Learner'}: ${m.text}`).join('\n'), reference: referenceText(body) };
+  return {
+    conversation: messagesOf(body)
+      .map((m) => `${m.role === 'teacher' ? 'Teacher' : 'Learner'}: ${m.text}`)
+      .join('\n'),
+    reference: referenceText(body),
+  };
 }
 
 /**
@@ -40,27 +46,43 @@ export async function evaluateDialogue(body: EvaluateDialogueRequest, deps: { en
     metrics: {
       question: { definition: DIALOGUE_DEFINITIONS.question, value: q, ...(q === null ? { reason: 'no learner utterance' } : {}) },
       completion: { definition: DIALOGUE_DEFINITIONS.completion, value: completed(messages) ? 1 : 0 },
-      diversity: { definition: DIALOGUE_DEFINITIONS.diversity, value: div.value, distinct: div.distinct, total: div.total, ...(div.value === null ? { reason: 'no teacher bigram' } : {}) },
-      bleu: scores ? { definition: scores.bleu!.definition, value: scores.bleu!.score, details: scores.bleu } : noReference(DEFINITIONS.bleu(smooth, 'sentence')),
-      rouge: scores ? { definition: DEFINITIONS.rouge, value: scores.rouge!.no_stemmer.rougeL.fmeasure, details: scores.rouge } : noReference(DEFINITIONS.rouge),
+      diversity: {
+        definition: DIALOGUE_DEFINITIONS.diversity,
+        value: div.value,
+        distinct: div.distinct,
+        total: div.total,
+        ...(div.value === null ? { reason: 'no teacher bigram' } : {}),
+      },
+      bleu: scores
+        ? { definition: scores.bleu!.definition, value: scores.bleu!.score, details: scores.bleu }
+        : noReference(DEFINITIONS.bleu(smooth, 'sentence')),
+      rouge: scores
+        ? { definition: DEFINITIONS.rouge, value: scores.rouge!.no_stemmer.rougeL.fmeasure, details: scores.rouge }
+        : noReference(DEFINITIONS.rouge),
       meteor: scores ? { definition: DEFINITIONS.meteor, value: scores.meteor!.score, details: scores.meteor } : noReference(DEFINITIONS.meteor),
       token_match: tokenMatch
-        ? { definition: DIALOGUE_DEFINITIONS.token_match, value: tokenMatch.f1, precision: tokenMatch.precision, recall: tokenMatch.recall, truncated: tokenMatch.truncated }
+        ? {
+            definition: DIALOGUE_DEFINITIONS.token_match,
+            value: tokenMatch.f1,
+            precision: tokenMatch.precision,
+            recall: tokenMatch.recall,
+            truncated: tokenMatch.truncated,
+          }
         : noReference(DIALOGUE_DEFINITIONS.token_match),
     },
     ...(dict
       ? {
           dict: {
             ...(dict.pass_at_k ? { pass_at_k: dict.pass_at_k.map((p) => ({ ...p, value: passAtK(p.n, p.c, p.k) })) } : {}),
-            ...(dict.recall_at_k ? { recall_at_k: { k: dict.recall_at_k.k, value: recallAtK(dict.recall_at_k.predicted, dict.recall_at_k.reference, dict.recall_at_k.k) } } : {}),
+            ...(dict.recall_at_k
+              ? { recall_at_k: { k: dict.recall_at_k.k, value: recallAtK(dict.recall_at_k.predicted, dict.recall_at_k.reference, dict.recall_at_k.k) } }
+              : {}),
             ...(dict.outcome ? { outcome_rate: outcomeRate(dict.outcome.pre, dict.outcome.post) } : {}),
             ...(dict.cognitive_load ? { cognitive_load: teacher.map((t) => cognitiveLoadTruncate(t)) } : {}),
           },
         }
       : {}),
-    ...(body.options?.judge && deps.judge
-      ? { judge: await judgeConversation(deps.judge, judgeInput(body).conversation, reference) }
-      : {}),
+    ...(body.options?.judge && deps.judge ? { judge: await judgeConversation(deps.judge, judgeInput(body).conversation, reference) } : {}),
     counts: { messages: messages.length, teacher: teacher.length, learner: messages.length - teacher.length },
     versions: { metrics: METRICS_VERSION },
   };

@@ -99,7 +99,9 @@ export function graphEditDistance(g1: DiGraph, g2: DiGraph, options: GedOptions 
 
   const order = searchOrder(A);
   const level = new Int32Array(A.n);
-  order.forEach((u, k) => (level[u] = k));
+  order.forEach((u, k) => {
+    level[u] = k;
+  });
   // Neighbours of order[k] placed earlier in the order: the edges decided when order[k] is assigned.
   const earlierOut = order.map((u) => A.out[u]!.filter((v) => level[v]! < level[u]!));
   const earlierIn = order.map((u) => A.in[u]!.filter((v) => level[v]! < level[u]!));
@@ -195,8 +197,12 @@ function remainingBound(A: Adjacency, B: Adjacency, phi: Int32Array, used: Uint8
     let inU = 0;
     const mappedOut: number[] = [];
     const mappedIn: number[] = [];
-    for (const w of A.out[u]!) if (phi[w]! >= 0) mappedOut.push(phi[w]!); else outU++;
-    for (const w of A.in[u]!) if (phi[w]! >= 0) mappedIn.push(phi[w]!); else inU++;
+    for (const w of A.out[u]!)
+      if (phi[w]! >= 0) mappedOut.push(phi[w]!);
+      else outU++;
+    for (const w of A.in[u]!)
+      if (phi[w]! >= 0) mappedIn.push(phi[w]!);
+      else inU++;
     outA.push(outU);
     inA.push(inU);
     innerA += outU;
@@ -220,8 +226,12 @@ function remainingBound(A: Adjacency, B: Adjacency, phi: Int32Array, used: Uint8
     selfB += B.self[v]!;
     let o = 0;
     let i = 0;
-    for (const w of B.out[v]!) if (used[w]) crossB++; else o++;
-    for (const w of B.in[v]!) if (used[w]) crossB++; else i++;
+    for (const w of B.out[v]!)
+      if (used[w]) crossB++;
+      else o++;
+    for (const w of B.in[v]!)
+      if (used[w]) crossB++;
+      else i++;
     outB.push(o);
     inB.push(i);
     innerB += o;

@@ -12,7 +12,16 @@ import { DEFAULT_DELTA_TBQ, toolBindingQuality, type EmbedFn, type ToolBindingQu
 
 export { graphEditDistance, planGraph, DEFAULT_GED_TIMEOUT_MS, type DiGraph, type GedResult, type GedOptions } from './ged.js';
 export { similarityFromGed, structuralSimilarity, DEFAULT_KAPPA, type StructuralSimilarity } from './structural-similarity.js';
-export { toolBindingQuality, toolText, DEFAULT_DELTA_TBQ, BINDING_CHECKS, type EmbedFn, type ToolBinding, type ToolBindingQuality, type BindingCheck } from './tool-binding.js';
+export {
+  toolBindingQuality,
+  toolText,
+  DEFAULT_DELTA_TBQ,
+  BINDING_CHECKS,
+  type EmbedFn,
+  type ToolBinding,
+  type ToolBindingQuality,
+  type BindingCheck,
+} from './tool-binding.js';
 export { phaseCoverage, skillHitRatio, type PhaseCoverage, type SkillHits } from './coverage.js';
 export { crossPlanMetrics, agentRoles, roleEdges, jaccard, type CrossPlanMetrics, type PlanPair } from './cross-plan.js';
 
@@ -71,7 +80,10 @@ export async function evaluatePlanMetrics(plans: readonly PlanMetricsInput[], op
   }
   return {
     plans: out,
-    cross: crossPlanMetrics(plans.map((p) => p.plan), { kappa, timeoutMs, stop: options.stop }),
+    cross: crossPlanMetrics(
+      plans.map((p) => p.plan),
+      { kappa, timeoutMs, stop: options.stop },
+    ),
     options: { kappa, delta_tbq: delta, ged_timeout_ms: timeoutMs },
   };
 }

@@ -33,7 +33,7 @@ export interface ToolBindingQuality {
   bindings: ToolBinding[];
 }
 
-const agentText = (a: Agent) => [a.role, a.goal].filter((t) => t && t.trim()).join('. ');
+const agentText = (a: Agent) => [a.role, a.goal].filter((t) => t?.trim()).join('. ');
 
 // A tool without a description is embedded by its name split into words ("CodeDocsSearchTool" →
 // "Code Docs Search Tool"): the encoder's vocabulary knows the words, not the CamelCase token.
@@ -50,7 +50,7 @@ export async function toolBindingQuality(plan: Plan, palette: ResolvedPalette, e
   const agents = new Map<string, Agent>();
   for (const a of plan.agents) if (!agents.has(a.id)) agents.set(a.id, a);
   const subtasks = new Map<string, string>();
-  for (const s of plan.subtasks) if (!subtasks.has(s.id)) subtasks.set(s.id, [s.name, s.objective].filter((t) => t && t.trim()).join('. '));
+  for (const s of plan.subtasks) if (!subtasks.has(s.id)) subtasks.set(s.id, [s.name, s.objective].filter((t) => t?.trim()).join('. '));
 
   // Each distinct text is embedded once.
   const texts: string[] = [];

@@ -40,7 +40,9 @@ export function analyzePlan(plan: Plan, palette: ResolvedPalette): PlanAnalysis 
     for (let j = 0; j < agent.tools.length; j++) {
       const tool = agent.tools[j]!;
       if (!palette.tools.has(tool)) {
-        violations.push(violation('agent_tool_not_in_palette', `$.agents[${i}].tools[${j}]`, `agent "${agent.id}" declares "${tool}", which is not in the palette`));
+        violations.push(
+          violation('agent_tool_not_in_palette', `$.agents[${i}].tools[${j}]`, `agent "${agent.id}" declares "${tool}", which is not in the palette`),
+        );
       }
     }
   }
@@ -59,13 +61,16 @@ export function analyzePlan(plan: Plan, palette: ResolvedPalette): PlanAnalysis 
     }
     for (let j = 0; j < step.depends_on.length; j++) {
       const dep = step.depends_on[j]!;
-      if (!steps.has(dep)) violations.push(violation('unknown_dependency', `$.steps[${i}].depends_on[${j}]`, `step "${step.id}" depends on unknown step "${dep}"`));
+      if (!steps.has(dep))
+        violations.push(violation('unknown_dependency', `$.steps[${i}].depends_on[${j}]`, `step "${step.id}" depends on unknown step "${dep}"`));
     }
     if (step.tool) {
       if (!palette.tools.has(step.tool)) {
         violations.push(violation('tool_not_in_palette', `$.steps[${i}].tool`, `step "${step.id}" calls "${step.tool}", which is not in the palette`));
       } else if (agent && !agent.tools.includes(step.tool)) {
-        violations.push(violation('tool_not_in_agent_tools', `$.steps[${i}].tool`, `step "${step.id}" calls "${step.tool}", which agent "${agent.id}" does not have`));
+        violations.push(
+          violation('tool_not_in_agent_tools', `$.steps[${i}].tool`, `step "${step.id}" calls "${step.tool}", which agent "${agent.id}" does not have`),
+        );
       }
     }
   }

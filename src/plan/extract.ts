@@ -1,8 +1,6 @@
 // Takes the plan object out of a completion. Planners wrap JSON in prose, ```json fences or reasoning
 // blocks; nothing is repaired: if no candidate parses as a JSON object, the plan is a parse error.
-export type Extraction =
-  | { ok: true; value: Record<string, unknown>; source: 'object' | 'bare' | 'fence' | 'embedded' }
-  | { ok: false; reason: string };
+export type Extraction = { ok: true; value: Record<string, unknown>; source: 'object' | 'bare' | 'fence' | 'embedded' } | { ok: false; reason: string };
 
 const THINK = /<think>[\s\S]*?<\/think>/gi;
 const FENCE = /```[ \t]*([A-Za-z0-9_-]*)[^\n]*\n([\s\S]*?)```/g;

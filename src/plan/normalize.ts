@@ -113,13 +113,13 @@ class Normalizer {
     this.aliases(a, ALIAS_ENTRIES.agent, path);
     this.idField(a, 'id', path);
     this.idList(a, 'tools', path, 'empty');
-  };
+  }
 
   subtask(s: Obj, path: string): void {
     this.aliases(s, ALIAS_ENTRIES.subtask, path);
     this.idField(s, 'id', path);
     this.idField(s, 'agent', path);
-  };
+  }
 
   step(s: Obj, path: string): void {
     this.aliases(s, ALIAS_ENTRIES.step, path);
@@ -131,13 +131,13 @@ class Normalizer {
       this.note(path, 'tool', 'empty_tool_to_null', `${JSON.stringify(s.tool)} → null`);
       s.tool = null;
     }
-  };
+  }
 
   loop(l: Obj, path: string): void {
     this.aliases(l, ALIAS_ENTRIES.loop, path);
     this.idField(l, 'id', path);
     this.idList(l, 'nodes', path, 'keep');
-  };
+  }
 
   plan(raw: Obj): Obj {
     let p = raw;

@@ -1,16 +1,15 @@
 import { PlanSchema, type Plan } from '../contracts/plan.js';
 import { extractPlanObject } from './extract.js';
 import { normalizePlan, type Normalization } from './normalize.js';
-import { jsonPath, violation, type Violation } from './violations.js';
+import { jsonPath } from '../common/json-path.js';
+import { violation, type Violation } from './violations.js';
 
 export interface PlanLimits {
   maxCompletionBytes: number;
   maxStepsPerPlan: number;
 }
 
-export type ParseOutcome =
-  | { ok: true; plan: Plan; normalizations: Normalization[] }
-  | { ok: false; violations: Violation[]; normalizations: Normalization[] };
+export type ParseOutcome = { ok: true; plan: Plan; normalizations: Normalization[] } | { ok: false; violations: Violation[]; normalizations: Normalization[] };
 
 const MAX_SCHEMA_ISSUES = 20;
 
@@ -32,10 +31,7 @@ export function parsePlan(completion: unknown, limits: PlanLimits): ParseOutcome
   const { plan: normalized, normalizations } = normalizePlan(extracted.value);
   const steps = normalized.steps;
   if (Array.isArray(steps) && steps.length > limits.maxStepsPerPlan) {
-    return fail(
-      [violation('plan_too_large', '$.steps', `plan has ${steps.length} steps, over the ${limits.maxStepsPerPlan}-step limit`)],
-      normalizations,
-    );
+    return fail([violation('plan_too_large', '$.steps', `plan has ${steps.length} steps, over the ${limits.maxStepsPerPlan}-step limit`)], normalizations);
   }
 
   const parsed = PlanSchema.safeParse(normalized);

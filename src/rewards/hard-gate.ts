@@ -1,4 +1,5 @@
-import { VIOLATION_CODES, type GateClass, type Violation, type ViolationCode } from '../plan/violations.js';
+import { VIOLATION_CODES, type GateClass, type ViolationCode } from '../contracts/violations.js';
+import type { Violation } from '../plan/violations.js';
 
 export interface Gate {
   failed: boolean;

@@ -34,3 +34,8 @@ export class ReplyCache {
     if (body.length * 2 <= this.bodies.maxSize) this.bodies.set(receiptId, body);
   }
 }
+
+/** An Idempotency-Key reused in a run for a request with a different body (409). */
+export class IdempotencyConflict extends Error {
+  override name = 'IdempotencyConflict';
+}

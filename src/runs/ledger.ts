@@ -1,8 +1,16 @@
-import { DEFAULT_RUN_CONFIG, RunConfigSchema, type HistoryRow, type RunConfig, type RunConfigPatch, type RunStepInfoSchema, type RunView } from '../contracts/runs.js';
+import {
+  DEFAULT_RUN_CONFIG,
+  RunConfigSchema,
+  type HistoryRow,
+  type RunConfig,
+  type RunConfigPatch,
+  type RunStepInfoSchema,
+  type RunView,
+} from '../contracts/runs.js';
 import { isRefreshStep, refreshWeights, updateEma } from '../grpo/adaptive-weights.js';
 import type { AxisVector } from '../grpo/compose.js';
 import { orderIndependentMean } from '../grpo/stats.js';
-import { jsonPath } from '../plan/violations.js';
+import { jsonPath } from '../common/json-path.js';
 import { scoringDefaultsOf, type ScoringDefaults } from '../scoring/score-groups.js';
 import type { OpenStep, RunRecord, RunStore, RunTx, StoredReceipt } from './store.js';
 import type { z } from 'zod';
@@ -25,9 +33,15 @@ export interface Tally {
   gated: number;
 }
 
-export class RunNotFound extends Error {}
+export class RunNotFound extends Error {
+  override name = 'RunNotFound';
+  constructor(readonly runId: string) {
+    super(`no run "${runId}"`);
+  }
+}
 /** A configuration whose fields are each valid but not together (w_min > w_max, w0 summing to 0). */
 export class InvalidRunConfig extends Error {
+  override name = 'InvalidRunConfig';
   constructor(readonly issues: { path: string; message: string }[]) {
     super(`invalid run configuration: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
   }
@@ -156,7 +170,7 @@ export class RunLedger {
       let target: { step: number; status: StepInfo['status']; weights: AxisVector; joins: boolean };
       if (step === undefined) {
         const sps = run.config.samples_per_step;
-        if (open && open.auto && sps !== null && open.plans < sps) target = { step: open.step, status: 'auto', weights: open.weights, joins: true };
+        if (open?.auto && sps !== null && open.plans < sps) target = { step: open.step, status: 'auto', weights: open.weights, joins: true };
         else {
           const next = Math.max(run.last_finalized_step ?? -1, open?.step ?? -1) + 1;
           if (open) await fold(open);
@@ -165,13 +179,15 @@ export class RunLedger {
       } else if (open && step === open.step) target = { step, status: 'open', weights: open.weights, joins: true };
       else {
         if (open && step > open.step) await fold(open);
-        if (!open && (run.last_finalized_step === null || step > run.last_finalized_step)) target = { step, status: 'open', weights: run.weights, joins: false };
+        if (!open && (run.last_finalized_step === null || step > run.last_finalized_step))
+          target = { step, status: 'open', weights: run.weights, joins: false };
         // An earlier step: already finalized, or skipped. Weights in force when it began are those after the
         // last finalized step before it.
         else target = { step, status: 'late', weights: (await tx.weightsBefore(step)) ?? normalize(run.config.w0), joins: false };
       }
 
-      if (target.status === 'late') await tx.addLatePlans(target.step, tally.raws.length); // a skipped step has no row: a no-op
+      if (target.status === 'late')
+        await tx.addLatePlans(target.step, tally.raws.length); // a skipped step has no row: a no-op
       else {
         const current: OpenStep = target.joins
           ? open!

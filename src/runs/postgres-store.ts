@@ -54,7 +54,9 @@ const MIGRATIONS = [
 const MIGRATION_LOCK = 7_461_201_726;
 const INT8 = 20;
 // bigint columns hold steps and ids, all below 2^53.
-const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === INT8 ? Number : pg.types.getTypeParser(oid, format)) } as pg.CustomTypesConfig;
+const types = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === INT8 ? Number : pg.types.getTypeParser(oid, format)),
+} as pg.CustomTypesConfig;
 
 const unavailable = (e: unknown): unknown => {
   const code = (e as { code?: string }).code ?? '';
@@ -177,7 +179,10 @@ export class PostgresRunStore implements RunStore {
       },
       values: async (step) => {
         const out: AxisValues = { struct: [], pers: [], ped: [] };
-        const { rows } = await c.query<{ struct: Buffer; pers: Buffer; ped: Buffer }>('SELECT struct, pers, ped FROM step_values WHERE run_id = $1 AND step = $2 ORDER BY id', [id, step]);
+        const { rows } = await c.query<{ struct: Buffer; pers: Buffer; ped: Buffer }>(
+          'SELECT struct, pers, ped FROM step_values WHERE run_id = $1 AND step = $2 ORDER BY id',
+          [id, step],
+        );
         for (const r of rows) {
           unpackValues(r.struct, out.struct);
           unpackValues(r.pers, out.pers);
@@ -187,17 +192,38 @@ export class PostgresRunStore implements RunStore {
       },
       finalizeStep: async (run: RunRecord, row: HistoryRow) => {
         const h = historyColumns(row);
-        await c.query(
-          `INSERT INTO history VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
-          [id, h.step, h.plans, h.gated, h.requests, h.late_plans, h.mean_struct, h.mean_pers, h.mean_ped, h.w_struct, h.w_pers, h.w_ped,
-            h.ema_struct, h.ema_pers, h.ema_ped, h.wa_struct, h.wa_pers, h.wa_ped, h.refreshed, h.finalized_at],
-        );
+        await c.query(`INSERT INTO history VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`, [
+          id,
+          h.step,
+          h.plans,
+          h.gated,
+          h.requests,
+          h.late_plans,
+          h.mean_struct,
+          h.mean_pers,
+          h.mean_ped,
+          h.w_struct,
+          h.w_pers,
+          h.w_ped,
+          h.ema_struct,
+          h.ema_pers,
+          h.ema_ped,
+          h.wa_struct,
+          h.wa_pers,
+          h.wa_ped,
+          h.refreshed,
+          h.finalized_at,
+        ]);
         await saveRun(run);
         await c.query('DELETE FROM open_steps WHERE run_id = $1', [id]);
         await c.query('DELETE FROM step_values WHERE run_id = $1', [id]);
-        await c.query('DELETE FROM receipts WHERE run_id = $1 AND id <= (SELECT id FROM receipts WHERE run_id = $1 ORDER BY id DESC LIMIT 1 OFFSET $2)', [id, MAX_RECEIPTS_PER_RUN]);
+        await c.query('DELETE FROM receipts WHERE run_id = $1 AND id <= (SELECT id FROM receipts WHERE run_id = $1 ORDER BY id DESC LIMIT 1 OFFSET $2)', [
+          id,
+          MAX_RECEIPTS_PER_RUN,
+        ]);
       },
-      addLatePlans: async (step, plans) => void (await c.query('UPDATE history SET late_plans = late_plans + $1 WHERE run_id = $2 AND step = $3', [plans, id, step])),
+      addLatePlans: async (step, plans) =>
+        void (await c.query('UPDATE history SET late_plans = late_plans + $1 WHERE run_id = $2 AND step = $3', [plans, id, step])),
       weightsBefore: async (step) => {
         const r = await one<Pick<HistoryColumns, 'wa_struct' | 'wa_pers' | 'wa_ped'>>(
           'SELECT wa_struct, wa_pers, wa_ped FROM history WHERE run_id = $1 AND step < $2 ORDER BY step DESC LIMIT 1',
@@ -206,12 +232,20 @@ export class PostgresRunStore implements RunStore {
         return r ? vec(r.wa_struct, r.wa_pers, r.wa_ped) : null;
       },
       receipt: async (key) => {
-        const r = await one<{ id: number; fingerprint: string; info: string }>('SELECT id, fingerprint, info FROM receipts WHERE run_id = $1 AND key = $2', [id, key]);
+        const r = await one<{ id: number; fingerprint: string; info: string }>('SELECT id, fingerprint, info FROM receipts WHERE run_id = $1 AND key = $2', [
+          id,
+          key,
+        ]);
         return r ? { id: String(r.id), fingerprint: r.fingerprint, ...(JSON.parse(r.info) as Omit<Receipt, 'fingerprint'>) } : null;
       },
       putReceipt: async (key, receipt) => {
         const info = JSON.stringify({ run: receipt.run, defaults: receipt.defaults });
-        const r = await one<{ id: number }>('INSERT INTO receipts (run_id, key, fingerprint, info) VALUES ($1, $2, $3, $4) RETURNING id', [id, key, receipt.fingerprint, info]);
+        const r = await one<{ id: number }>('INSERT INTO receipts (run_id, key, fingerprint, info) VALUES ($1, $2, $3, $4) RETURNING id', [
+          id,
+          key,
+          receipt.fingerprint,
+          info,
+        ]);
         return String(r!.id);
       },
       deleteRun: async () => ((await c.query('DELETE FROM runs WHERE id = $1', [id])).rowCount ?? 0) > 0,

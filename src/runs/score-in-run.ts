@@ -26,10 +26,7 @@ import type { RunTurns } from './turns.js';
 
 export const DEFAULT_RUN_ID = 'default';
 
-export type RunScoring =
-  | { kind: 'scored'; body: string; summary: ScoreSummary }
-  | { kind: 'replay'; body: string }
-  | { kind: 'conflict'; message: string };
+export type RunScoring = { kind: 'scored'; body: string; summary: ScoreSummary } | { kind: 'replay'; body: string } | { kind: 'conflict'; message: string };
 
 export interface RunDeps {
   ledger: RunLedger;
@@ -44,7 +41,7 @@ export interface PlanScorer<J> {
   /** Every judged plan, in request order. */
   plans(judged: J): readonly Judged[];
   /** Composes the judged plans with `weights`; `write` gives the response text once the step info is known. */
-  compose(judged: J, options: ResolvedOptions, weights: AxisVector): { summary: ScoreSummary; write: (run: StepInfo | null) => string };
+  compose(judged: J, options: ResolvedOptions, weights: AxisVector): { summary: ScoreSummary; write: (run: StepInfo | null) => string | Promise<string> };
 }
 
 /** Judges once per distinct gate (a run's λ_hard may change while a request waits for its turn). */
@@ -99,13 +96,19 @@ const runDefaults = async (deps: RunDeps, runId: string): Promise<ScoringDefault
  * this process). Only once it has committed is the request answered. A request whose signal aborts before
  * its turn records nothing.
  */
-export async function scoreInRun<J>(req: ScorePlanRequest, idempotencyKey: string | undefined, deps: RunDeps, scorer: PlanScorer<J>, signal: AbortSignal): Promise<RunScoring> {
+export async function scoreInRun<J>(
+  req: ScorePlanRequest,
+  idempotencyKey: string | undefined,
+  deps: RunDeps,
+  scorer: PlanScorer<J>,
+  signal: AbortSignal,
+): Promise<RunScoring> {
   const judged = memoJudge((gate) => scorer.judge(gate));
   const runId = req.run_id === undefined ? DEFAULT_RUN_ID : req.run_id;
   if (runId === null) {
     const options = resolveOptions(req.options, deps.serviceDefaults);
     const c = scorer.compose(await judged(options), options, INITIAL_WEIGHTS);
-    return { kind: 'scored', body: c.write(null), summary: c.summary };
+    return { kind: 'scored', body: await c.write(null), summary: c.summary };
   }
 
   const receipt = idempotencyKey === undefined ? undefined : { key: receiptKey(req.step, idempotencyKey), fingerprint: fingerprint(req) };
@@ -123,11 +126,11 @@ export async function scoreInRun<J>(req: ScorePlanRequest, idempotencyKey: strin
       if (cached !== undefined) return { kind: 'replay', body: cached };
       // Counted before a restart, on another replica, or evicted: rebuilt, not counted again.
       const options = resolveOptions(req.options, counted.receipt.defaults);
-      return { kind: 'replay', body: scorer.compose(await judged(options), options, counted.receipt.run.weights).write(counted.receipt.run) };
+      return { kind: 'replay', body: await scorer.compose(await judged(options), options, counted.receipt.run.weights).write(counted.receipt.run) };
     }
     const options = resolveOptions(req.options, counted.defaults);
     const c = scorer.compose(judgement, options, counted.run.weights);
-    const body = c.write(counted.run);
+    const body = await c.write(counted.run);
     if (counted.receipt !== undefined) deps.replies.set(counted.receipt, body);
     return { kind: 'scored', body, summary: c.summary };
   });

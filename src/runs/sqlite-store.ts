@@ -99,7 +99,9 @@ export class SqliteRunStore implements RunStore {
       ),
       deleteOpen: db.prepare<[string]>('DELETE FROM open_steps WHERE run_id = ?'),
       addValues: db.prepare('INSERT INTO step_values (run_id, step, struct, pers, ped) VALUES (@run_id, @step, @struct, @pers, @ped)'),
-      values: db.prepare<[string, number], { struct: Buffer; pers: Buffer; ped: Buffer }>('SELECT struct, pers, ped FROM step_values WHERE run_id = ? AND step = ? ORDER BY id'),
+      values: db.prepare<[string, number], { struct: Buffer; pers: Buffer; ped: Buffer }>(
+        'SELECT struct, pers, ped FROM step_values WHERE run_id = ? AND step = ? ORDER BY id',
+      ),
       deleteValues: db.prepare<[string]>('DELETE FROM step_values WHERE run_id = ?'),
       insertHistory: db.prepare(
         `INSERT INTO history VALUES (@run_id, @step, @plans, @gated, @requests, @late_plans,
@@ -112,7 +114,9 @@ export class SqliteRunStore implements RunStore {
       ),
       history: db.prepare<[string, number, number], HistoryColumns>('SELECT * FROM history WHERE run_id = ? ORDER BY step LIMIT ? OFFSET ?'),
       historyCount: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM history WHERE run_id = ?'),
-      receipt: db.prepare<[string, string], { id: number; fingerprint: string; info: string }>('SELECT id, fingerprint, info FROM receipts WHERE run_id = ? AND key = ?'),
+      receipt: db.prepare<[string, string], { id: number; fingerprint: string; info: string }>(
+        'SELECT id, fingerprint, info FROM receipts WHERE run_id = ? AND key = ?',
+      ),
       putReceipt: db.prepare<[string, string, string, string]>('INSERT INTO receipts (run_id, key, fingerprint, info) VALUES (?, ?, ?, ?)'),
       pruneReceipts: db.prepare<[string, string, number]>(
         'DELETE FROM receipts WHERE run_id = ? AND id <= (SELECT id FROM receipts WHERE run_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',

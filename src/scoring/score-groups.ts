@@ -1,7 +1,7 @@
 import type { ResolvedOptions } from '../contracts/options.js';
 import { DEFAULT_RUN_CONFIG, type RunConfig } from '../contracts/runs.js';
 import type { ScorePlanRequest, ScorePlanResponse } from '../contracts/score-plan.js';
-import { absoluteScore, composeGroup, INITIAL_WEIGHTS, SOFT_AXES, type AxisVector } from '../grpo/compose.js';
+import { absoluteScore, composeGroup, INITIAL_WEIGHTS, type SOFT_AXES, type AxisVector } from '../grpo/compose.js';
 import { resolvePalette, type ResolvedPalette } from '../plan/palette.js';
 import type { PlanLimits } from '../plan/parse.js';
 import { SignalCoverage } from '../rewards/personalization/reward.js';
@@ -71,7 +71,12 @@ export function evaluateGroups(groups: ScorePlanRequest['groups'], palette: Reso
 }
 
 /** The fields of an evaluation that a response carries after the composed ones. */
-export const planDetail = (e: PlanEvaluation) => ({ components: e.components, violations: e.violations, normalizations: e.normalizations, topology: e.topology });
+export const planDetail = (e: PlanEvaluation) => ({
+  components: e.components,
+  violations: e.violations,
+  normalizations: e.normalizations,
+  topology: e.topology,
+});
 
 /**
  * The group-relative half: z-scores, rewards and advantages with the step's weights (cheap arithmetic).
@@ -88,7 +93,11 @@ export function composeGroups<E extends Judged, D extends object>(
   const raws: AxisVector[] = [];
   const groups = evaluated.map((group, gi) => {
     const evals = group.plans;
-    const composed = composeGroup(evals.map((e) => ({ raw: e.raw, hard: e.gate.penalty })), weights, options);
+    const composed = composeGroup(
+      evals.map((e) => ({ raw: e.raw, hard: e.gate.penalty })),
+      weights,
+      options,
+    );
     const groupGated = evals.filter((e) => e.gate.failed).length;
     plans += evals.length;
     gated += groupGated;

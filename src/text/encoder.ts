@@ -42,7 +42,6 @@ export interface EncoderOptions {
   intraOpThreads?: number;
 }
 
-
 interface Encoded {
   ids: number[];
   truncated: boolean;
@@ -138,7 +137,10 @@ export class SentenceEncoder {
     const results: TokenStates[] = [];
     for (let start = 0; start < texts.length; start += this.options.batchSize) {
       const encoded = texts.slice(start, start + this.options.batchSize).map((t) => this.encode(t));
-      const { tokens, dims } = await this.run(encoded.map((e) => e.ids), 'tokens');
+      const { tokens, dims } = await this.run(
+        encoded.map((e) => e.ids),
+        'tokens',
+      );
       const [, length, width] = dims as [number, number, number];
       encoded.forEach((e, b) => {
         results.push({
@@ -177,17 +179,18 @@ export class SentenceEncoder {
     const length = Math.max(1, ...batch.map((ids) => ids.length));
     const ids = new BigInt64Array(batch.length * length);
     const mask = new BigInt64Array(batch.length * length);
-    batch.forEach((row, b) =>
+    batch.forEach((row, b) => {
       row.forEach((id, t) => {
         ids[b * length + t] = BigInt(id);
         mask[b * length + t] = 1n;
-      }),
-    );
+      });
+    });
     const feeds: Record<string, ort.Tensor> = {
       input_ids: new ort.Tensor('int64', ids, [batch.length, length]),
       attention_mask: new ort.Tensor('int64', mask, [batch.length, length]),
     };
-    if (session.inputNames.includes('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(batch.length * length), [batch.length, length]);
+    if (session.inputNames.includes('token_type_ids'))
+      feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(batch.length * length), [batch.length, length]);
     const name = want === 'sentence' ? this.manifest.outputs.sentence : (this.manifest.outputs.tokens ?? session.outputNames[0]);
     if (!name) throw new Error(`encoder ${this.manifest.name} declares no ${want} output`);
     const result = await session.run(feeds, [name]);
@@ -219,7 +222,10 @@ function piecesOf(json: unknown): Map<number, string> {
   const pieces = new Map<number, string>();
   const j = json as { model?: { vocab?: unknown }; added_tokens?: Array<{ id: number; content: string }> };
   const vocab = j.model?.vocab;
-  if (Array.isArray(vocab)) vocab.forEach((entry, id) => pieces.set(id, String((entry as [string, number])[0])));
+  if (Array.isArray(vocab))
+    vocab.forEach((entry, id) => {
+      pieces.set(id, String((entry as [string, number])[0]));
+    });
   else if (vocab && typeof vocab === 'object') for (const [piece, id] of Object.entries(vocab)) pieces.set(Number(id), piece);
   for (const t of j.added_tokens ?? []) pieces.set(t.id, t.content);
   return pieces;

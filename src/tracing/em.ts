@@ -25,7 +25,16 @@ export interface FitOptions {
   maxSlip?: number;
   /** Keep each restart's log-likelihood after every E-step in `FitResult.history`. */
   history?: boolean;
+  /** Asked before every E-step; true ends the fit with FitStopped (a deadline passed, say). */
+  stop?: () => boolean;
 }
+
+/** The fit was asked to stop (FitOptions.stop) before it converged. */
+export class FitStopped extends Error {
+  override name = 'FitStopped';
+}
+
+type Resolved = Required<Omit<FitOptions, 'stop'>> & Pick<FitOptions, 'stop'>;
 
 export interface FitResult {
   params: BktParams;
@@ -158,9 +167,7 @@ export function groupBySkill(rows: readonly ResponseRow[]): Map<string, boolean[
   for (const [skill, byUser] of bySkill) {
     out.set(
       skill,
-      [...byUser.values()].map((answers) =>
-        answers.sort((a, b) => a.order - b.order || a.index - b.index).map((a) => a.correct),
-      ),
+      [...byUser.values()].map((answers) => answers.sort((a, b) => a.order - b.order || a.index - b.index).map((a) => a.correct)),
     );
   }
   return out;
@@ -198,7 +205,7 @@ export function logLikelihood(sequences: readonly (readonly boolean[])[], p: Bkt
   return ll;
 }
 
-function resolveOptions(options: FitOptions): Required<FitOptions> {
+function resolveOptions(options: FitOptions): Resolved {
   const o = { ...FIT_DEFAULTS, history: false, ...stripUndefined(options) };
   if (!Number.isInteger(o.restarts) || o.restarts < 1) throw new RangeError('restarts must be an integer >= 1');
   if (!Number.isInteger(o.maxIterations) || o.maxIterations < 1) {
@@ -260,18 +267,15 @@ function clampParams(p: BktParams, b: Bounds): BktParams {
 }
 
 function clamp(x: number, lo: number, hi: number): number {
-  return x < lo ? lo : x > hi ? hi : x;
+  return x < lo ? lo : Math.min(x, hi);
 }
 
 /** One restart: alternate E- and M-steps until the log-likelihood stops improving or the budget runs out. */
-function runEm(
-  data: Packed,
-  init: BktParams,
-  opts: Required<FitOptions>,
-): { params: BktParams; logLikelihood: number; iterations: number; history: number[] } {
+function runEm(data: Packed, init: BktParams, opts: Resolved): { params: BktParams; logLikelihood: number; iterations: number; history: number[] } {
   let params = init;
   const history: number[] = [];
   for (;;) {
+    if (opts.stop?.()) throw new FitStopped('the fit was stopped before it converged');
     const counts = eStep(data, params);
     history.push(counts.logLikelihood);
     const n = history.length;

@@ -83,7 +83,12 @@ export function readTurn(text: string): TurnText {
   return {
     code,
     prose,
-    confused: sentences.map((s) => identifiersIn(s.replace(INLINE, (_, c: string) => ` ${c} `), () => true)),
+    confused: sentences.map((s) =>
+      identifiersIn(
+        s.replace(INLINE, (_, c: string) => ` ${c} `),
+        () => true,
+      ),
+    ),
     hasConfusion: sentences.length > 0,
   };
 }

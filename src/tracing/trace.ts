@@ -1,5 +1,5 @@
 import { cosineMatrix } from '../text/similarity.js';
-import type { DialogueTurn } from '../verify/mathdial.js';
+import type { DialogueTurn } from '../contracts/verify-turn.js';
 import { posterior, transition, type BktParams } from './bkt.js';
 import { evidenceFor, kcIdentifiers, readTurn, type Evidence, type SemanticThresholds } from './evidence.js';
 import type { KnowledgeComponent } from './kcs.js';
@@ -66,7 +66,15 @@ export async function traceKnowledge(input: TraceInput): Promise<TraceResult> {
       const before = trace.p_after;
       const updated = ev.observation === 'taught' ? transition(before, params) : transition(posterior(before, ev.observation === 'correct', params), params);
       trace.p_after = ev.strength * updated + (1 - ev.strength) * before;
-      trace.evidence.push({ turn: from + t, role: turn.role, ...ev, matched: typeof ev.matched === 'number' ? round(ev.matched) : ev.matched, strength: round(ev.strength), p_before: before, p_after: trace.p_after });
+      trace.evidence.push({
+        turn: from + t,
+        role: turn.role,
+        ...ev,
+        matched: typeof ev.matched === 'number' ? round(ev.matched) : ev.matched,
+        strength: round(ev.strength),
+        p_before: before,
+        p_after: trace.p_after,
+      });
     });
   });
   for (const trace of traces) trace.status = trace.p_after >= input.threshold ? 'known' : 'unknown';

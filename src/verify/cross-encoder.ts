@@ -3,10 +3,10 @@ import { join, resolve } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import * as ort from 'onnxruntime-node';
 import { sessionOptions } from '../text/onnx-session.js';
-import { knowledgeText, turnLine, type VerifyTask } from './format.js';
+import { knowledgeText, turnLine } from './format.js';
 import type { CrossEncoderManifest } from './manifest.js';
-import type { DialogueTurn } from './mathdial.js';
-import { sigmoid, type TurnVerifier, type Verification, type VerifyInput } from './verifier.js';
+import type { DialogueTurn, VerifyTask } from '../contracts/verify-turn.js';
+import { sigmoid, type TurnVerifier, type Verification, type VerifyInput } from './model.js';
 
 // Past this many characters per token of the budget, text is cut before tokenizing (from the side the
 // token truncation would cut anyway): no text that long fits.
@@ -93,13 +93,13 @@ export class CrossEncoderVerifier implements TurnVerifier {
     const ids = new BigInt64Array(n * length);
     const mask = new BigInt64Array(n * length);
     const types = new BigInt64Array(n * length);
-    rows.forEach((r, b) =>
+    rows.forEach((r, b) => {
       r.ids.forEach((id, t) => {
         ids[b * length + t] = BigInt(id);
         mask[b * length + t] = 1n;
         types[b * length + t] = BigInt(r.types[t] ?? 0);
-      }),
-    );
+      });
+    });
     const feeds: Record<string, ort.Tensor> = {
       input_ids: new ort.Tensor('int64', ids, [n, length]),
       attention_mask: new ort.Tensor('int64', mask, [n, length]),

@@ -4,7 +4,7 @@ import type { SentenceEncoder } from '../text/encoder.js';
 import { sessionOptions } from '../text/onnx-session.js';
 import { fitContext, RESPONSE_FEATURE_NAMES, responseFeatures, taskText } from './format.js';
 import type { EmbeddingHeadManifest } from './manifest.js';
-import { sigmoid, type EncoderAt, type TurnVerifier, type Verification, type VerifyInput } from './verifier.js';
+import { sigmoid, type EncoderAt, type TurnVerifier, type Verification, type VerifyInput } from './model.js';
 
 /**
  * The default verifier: an ONNX head over sentence embeddings. Inputs response [n, d], context [1, d],
@@ -30,7 +30,9 @@ export class EmbeddingHeadVerifier implements TurnVerifier {
     if (!session.outputNames.includes('logit')) throw new Error('the head has no output "logit"');
     // The head was trained on the hand features of one version of responseFeatures: the same must be served.
     if (manifest.extra_features.join() !== RESPONSE_FEATURE_NAMES.join()) {
-      throw new Error(`the head was trained on the features [${manifest.extra_features.join(', ')}]; this service computes [${RESPONSE_FEATURE_NAMES.join(', ')}]`);
+      throw new Error(
+        `the head was trained on the features [${manifest.extra_features.join(', ')}]; this service computes [${RESPONSE_FEATURE_NAMES.join(', ')}]`,
+      );
     }
     return new EmbeddingHeadVerifier(manifest, encoder, session);
   }
@@ -42,7 +44,9 @@ export class EmbeddingHeadVerifier implements TurnVerifier {
     const d = t!.length;
     const n = candidates.length;
     const response = new Float32Array(n * d);
-    r.forEach((v, i) => response.set(v, i * d));
+    r.forEach((v, i) => {
+      response.set(v, i * d);
+    });
     const names = this.manifest.extra_features;
     const extras = candidates.map((text) => responseFeatures(text, task));
     const out = await this.session.run(
@@ -68,5 +72,4 @@ export class EmbeddingHeadVerifier implements TurnVerifier {
       },
     };
   }
-
 }

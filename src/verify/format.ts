@@ -1,14 +1,7 @@
-import type { DialogueTurn } from './mathdial.js';
+import type { DialogueTurn, VerifyTask } from '../contracts/verify-turn.js';
 
 // The verifier's inputs in the order of Traver's template: the target task (its description, then the
 // reference knowledge: dependency paths and key solution steps), the conversation context, the response.
-export interface VerifyTask {
-  description: string;
-  dependencies?: string[];
-  solution_steps?: string[];
-  code_context?: string;
-}
-
 /** The reference knowledge: "Dependencies: a; b" and "Steps: …" lines, those the task has. */
 export function knowledgeText(task: VerifyTask): string {
   const lines: string[] = [];
@@ -73,9 +66,10 @@ export const RESPONSE_FEATURE_NAMES = [
   'reveals_final_answer',
 ] as const;
 
-const ENCOURAGEMENT = /\b(great|good (job|work|try|attempt|start|effort|thinking)|well done|nice|excellent|awesome|you'?re on the right track|keep (it )?up)\b/i;
+const ENCOURAGEMENT =
+  /\b(great|good (job|work|try|attempt|start|effort|thinking)|well done|nice|excellent|awesome|you'?re on the right track|keep (it )?up)\b/i;
 const INVITES_ACTION = /\b(let'?s|try|can you|could you|would you|think about|what (do|would|if)|how (do|would|did|many|much)|why)\b/i;
-const CALCULATION = /\d\s*[-+*\/×÷x=]\s*\$?\d/;
+const CALCULATION = /\d\s*[-+*/×÷x=]\s*\$?\d/;
 
 /** Numbers written in a text, thousands separators removed ("10,000" → 10000). */
 function numbersIn(text: string): number[] {

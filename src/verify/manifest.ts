@@ -39,7 +39,10 @@ export const CrossEncoderManifestSchema = z.object({
    * from the left of `first`, so the latest dialogue and the response are kept.
    */
   template: z.object({
-    first: z.string().min(1).refine((t) => !t.includes('{response}'), '{response} belongs in template.second'),
+    first: z
+      .string()
+      .min(1)
+      .refine((t) => !t.includes('{response}'), '{response} belongs in template.second'),
     second: z.string().refine((t) => t.includes('{response}'), 'template.second must contain {response}'),
   }),
 });

@@ -1,38 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SentenceEncoder } from '../text/encoder.js';
-import type { VerifyTask } from './format.js';
-import { VerifierManifestSchema, type VerifierManifest } from './manifest.js';
-import type { DialogueTurn } from './mathdial.js';
-
-export interface VerifyInput {
-  task: VerifyTask;
-  context: readonly DialogueTurn[];
-  candidates: readonly string[];
-}
-
-export interface CandidateScore {
-  /** Predicted turn value v ∈ [0, 1]. */
-  score: number;
-  logit: number;
-  features?: Record<string, number>;
-}
-
-export interface Verification {
-  candidates: CandidateScore[];
-  truncated: { task: boolean; context: boolean; candidates: number[] };
-}
-
-export interface TurnVerifier {
-  readonly info: { name: string; version: string; kind: VerifierManifest['kind'] };
-  verify(input: VerifyInput): Promise<Verification>;
-}
-
-/** Resolves an encoder directory to its (shared) loaded encoder. */
-export type EncoderAt = (dir: string) => Promise<SentenceEncoder>;
+import { VerifierManifestSchema } from './manifest.js';
+import type { EncoderAt, TurnVerifier, VerifyInput } from './model.js';
 
 /** A verifier directory that cannot be served, with the reason. */
-export class VerifierLoadError extends Error {}
+export class VerifierNotLoadable extends Error {
+  override name = 'VerifierNotLoadable';
+}
 
 // Loading ends with one scoring of this input, so a model that loads but cannot run fails here, at start-up.
 const WARM_UP: VerifyInput = {
@@ -45,18 +19,18 @@ const WARM_UP: VerifyInput = {
 export async function loadVerifier(dir: string, encoderAt: EncoderAt, threads = 0): Promise<TurnVerifier> {
   const manifestPath = join(dir, 'manifest.json');
   const text = await readFile(manifestPath, 'utf8').catch((e: NodeJS.ErrnoException) => {
-    throw new VerifierLoadError(`cannot read ${manifestPath}: ${e.code ?? e.message}`);
+    throw new VerifierNotLoadable(`cannot read ${manifestPath}: ${e.code ?? e.message}`);
   });
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new VerifierLoadError(`${manifestPath} is not JSON: ${(e as Error).message}`);
+    throw new VerifierNotLoadable(`${manifestPath} is not JSON: ${(e as Error).message}`);
   }
   const parsed = VerifierManifestSchema.safeParse(json);
   if (!parsed.success) {
     const first = parsed.error.issues[0]!;
-    throw new VerifierLoadError(`${manifestPath}: ${first.path.join('.') || '(root)'}: ${first.message}`);
+    throw new VerifierNotLoadable(`${manifestPath}: ${first.path.join('.') || '(root)'}: ${first.message}`);
   }
   const manifest = parsed.data;
   let verifier: TurnVerifier;
@@ -69,9 +43,7 @@ export async function loadVerifier(dir: string, encoderAt: EncoderAt, threads = 
     const s = check.candidates[0]?.score;
     if (s === undefined || !(s >= 0 && s <= 1)) throw new Error(`the model scored a fixed input ${String(s)}, not a value in [0, 1]`);
   } catch (e) {
-    throw e instanceof VerifierLoadError ? e : new VerifierLoadError(`${manifest.kind} ${manifest.name} in ${dir}: ${(e as Error).message}`);
+    throw e instanceof VerifierNotLoadable ? e : new VerifierNotLoadable(`${manifest.kind} ${manifest.name} in ${dir}: ${(e as Error).message}`);
   }
   return verifier;
 }
-
-export const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));

@@ -21,7 +21,10 @@ const audit = (ev = evaluator()) => auditStream(createReadStream(FIXTURE), { eva
 t.test('line accounting and malformed lines by number', async (t) => {
   const s = await audit();
   t.same(s.lines, { total: 11, blank: 1, malformed: 3, scored: 7 });
-  t.same(s.malformed_examples.map((m) => m.line), [7, 9, 10]);
+  t.same(
+    s.malformed_examples.map((m) => m.line),
+    [7, 9, 10],
+  );
   t.match(s.malformed_examples[0]!.reason, /^invalid JSON/);
 });
 
@@ -39,7 +42,14 @@ t.test('rejections by reason and class (T3)', async (t) => {
       ['tool_not_in_palette', 'tool', 1],
     ],
   );
-  t.same(s.gate.by_class.map((r) => [r.reason, r.count, r.share]), [['cycle', 2, 2 / 7], ['schema', 2, 2 / 7], ['tool', 1, 1 / 7]]);
+  t.same(
+    s.gate.by_class.map((r) => [r.reason, r.count, r.share]),
+    [
+      ['cycle', 2, 2 / 7],
+      ['schema', 2, 2 / 7],
+      ['tool', 1, 1 / 7],
+    ],
+  );
 });
 
 t.test('topology of accepted plans (T4): chain, diamond, chain', async (t) => {
@@ -62,7 +72,11 @@ t.test('reward means equal the means of validateOne over the same records', asyn
     .split('\n')
     .map((text, i) => parseLine(text, i + 1))
     .flatMap((o) => (o.kind === 'record' ? [o.record] : []))
-    .map((r) => ({ intent: r.intent, hasProfile: r.profile !== undefined, v: validateOne({ plan: r.completion, profile: r.profile }, LIMITS, DEFAULT_SCORING) }));
+    .map((r) => ({
+      intent: r.intent,
+      hasProfile: r.profile !== undefined,
+      v: validateOne({ plan: r.completion, profile: r.profile }, LIMITS, DEFAULT_SCORING),
+    }));
   t.equal(results.length, 7);
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const close = (a: number | null, b: number, what: string) => t.ok(a !== null && Math.abs(a - b) < 1e-12, `${what}: ${a} vs ${b}`);
@@ -103,9 +117,15 @@ t.test('no intent anywhere: no per-intent table', async (t) => {
 t.test('a palette with ShellTool accepts its call; --strict gates on warnings too', async (t) => {
   const withShell = await audit(evaluator(resolvePalette(['CodeDocsSearchTool', 'CodeInterpreterTool', 'FileWriterTool', 'ShellTool'])));
   t.notOk(withShell.gate.by_reason.some((r) => r.reason === 'tool_not_in_palette'));
-  t.ok(withShell.gate.by_reason.some((r) => r.reason === 'tool_not_in_agent_tools'), 'ShellTool is still not in the agent tools');
+  t.ok(
+    withShell.gate.by_reason.some((r) => r.reason === 'tool_not_in_agent_tools'),
+    'ShellTool is still not in the agent tools',
+  );
   const strict = await audit(evaluator(DEFAULT_RESOLVED, true));
-  t.ok(strict.gate.by_reason.some((r) => r.class === null), 'a warning code gates under strict');
+  t.ok(
+    strict.gate.by_reason.some((r) => r.class === null),
+    'a warning code gates under strict',
+  );
   t.ok(strict.gate.rejected >= 4);
 });
 
@@ -114,7 +134,11 @@ t.test('per-record lines go to the records writer', async (t) => {
   const chunks: string[] = [];
   out.on('data', (c) => chunks.push(String(c)));
   await auditStream(createReadStream(FIXTURE), { evaluator: evaluator(), records: out });
-  const rows = chunks.join('').trim().split('\n').map((l) => JSON.parse(l));
+  const rows = chunks
+    .join('')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   t.equal(rows.length, 10, 'every line but the blank one');
   t.same(rows[3], { ...rows[3], line: 4, id: 'cycle+tool', accepted: false, reasons: ['tool_not_in_palette', 'cycle'] });
   t.same(rows[6], { line: 7, malformed: rows[6].malformed });
@@ -129,7 +153,10 @@ t.test('rendered tables: aligned text and markdown from the same rows', async (t
   t.match(text, /Per intent \(T5\)/);
   t.match(text, /line 7 \(invalid JSON/);
   // Every row of a table is as wide as its rule line, except the trailing note, titles and ragged last cells.
-  const block = text.split('\n\n').find((b) => b.startsWith('Static gate'))!.split('\n');
+  const block = text
+    .split('\n\n')
+    .find((b) => b.startsWith('Static gate'))!
+    .split('\n');
   const ruleWidth = block[2]!.length;
   for (const row of block.slice(3, -1)) t.equal(row.length, ruleWidth, row);
   const md = renderMarkdown(tables, 'Plan audit');

@@ -14,7 +14,15 @@ t.test('Swagger UI scores the example request', async (t) => {
   const port = typeof address === 'object' && address ? address.port : 0;
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   t.teardown(async () => {
     await browser.close();
@@ -22,13 +30,15 @@ t.test('Swagger UI scores the example request', async (t) => {
   });
   const page = await browser.newPage();
   await page.goto(`http://127.0.0.1:${port}/docs`);
-  const operation = page.locator('#operations-PersonalPlan-post_score_plan');
+  const operation = page.locator('#operations-PersonalPlan-scorePlan');
   await operation.locator('.opblock-summary').click();
   await operation.getByRole('button', { name: 'Try it out' }).click();
   await operation.getByRole('button', { name: 'Execute' }).click();
   const status = operation.locator('.live-responses-table .response .response-col_status').first();
   await status.waitFor({ timeout: 15_000 });
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text, not the DOM property
   t.equal((await status.innerText()).trim(), '200');
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text, not the DOM property
   const body = await operation.locator('.live-responses-table .microlight').first().innerText();
   const parsed = JSON.parse(body) as { groups: Array<{ plans: Array<{ gate: { failed: boolean; reasons: string[] } }> }> };
   t.same(

@@ -36,7 +36,7 @@ t.test(`audits ${N.toLocaleString('en-US')} plans in bounded memory`, { timeout:
     else expected.accepted++;
     const intent = INTENTS[i % INTENTS.length]!;
     expected.perIntent.set(intent, (expected.perIntent.get(intent) ?? 0) + 1);
-    let line = JSON.stringify({ id: i, intent, profile: BENCH_PROFILES[i % BENCH_PROFILES.length], completion }) + '\n';
+    let line = `${JSON.stringify({ id: i, intent, profile: BENCH_PROFILES[i % BENCH_PROFILES.length], completion })}\n`;
     if (i % 10_000 === 5000) {
       line += '{"id": "broken", "completion": "\n';
       expected.malformed++;
@@ -53,7 +53,9 @@ t.test(`audits ${N.toLocaleString('en-US')} plans in bounded memory`, { timeout:
   const seconds = (performance.now() - started) / 1000;
   t.equal(r.code, 0, r.stderr);
   const s = JSON.parse(await readFile(path.join(dir, 'out', 'summary.json'), 'utf8'));
-  t.comment(`${N} plans, ${(bytes / 2 ** 20).toFixed(0)} MB: ${seconds.toFixed(1)} s wall, ${s.run.plans_per_second} plans/s, peak RSS ${(s.run.peak_rss_bytes / 2 ** 20).toFixed(0)} MB`);
+  t.comment(
+    `${N} plans, ${(bytes / 2 ** 20).toFixed(0)} MB: ${seconds.toFixed(1)} s wall, ${s.run.plans_per_second} plans/s, peak RSS ${(s.run.peak_rss_bytes / 2 ** 20).toFixed(0)} MB`,
+  );
 
   t.same(s.lines, { total: N + expected.malformed, blank: 0, malformed: expected.malformed, scored: N });
   t.equal(s.gate.accepted, expected.accepted);
@@ -63,9 +65,6 @@ t.test(`audits ${N.toLocaleString('en-US')} plans in bounded memory`, { timeout:
   t.equal(reason('tool_not_in_agent_tools'), expected.tool);
   t.equal(s.topology.plans, expected.accepted);
   t.equal(s.topology.metrics.steps.median, 10, 'every realistic plan has 10 steps');
-  t.same(
-    Object.fromEntries(s.intents.map((x: { intent: string; n: number }) => [x.intent, x.n])),
-    Object.fromEntries(expected.perIntent),
-  );
+  t.same(Object.fromEntries(s.intents.map((x: { intent: string; n: number }) => [x.intent, x.n])), Object.fromEntries(expected.perIntent));
   t.ok(s.run.peak_rss_bytes < 400 * 2 ** 20, 'peak RSS stays far below the input size');
 });

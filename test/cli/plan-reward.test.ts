@@ -70,3 +70,72 @@ t.test('--help exits 0 with the usage on stdout', async (t) => {
   t.equal(r.code, 0);
   t.match(r.stdout, /Usage: plan-reward audit <plans\.jsonl>/);
 });
+
+t.test('a JSON array and a pretty-printed JSON object are read as records; anything else is refused', async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'plan-audit-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const lines = (await readFile(FIXTURE, 'utf8')).split('\n').filter((l) => l.trim() !== '');
+  const valid = lines.flatMap((l) => {
+    try {
+      const v = JSON.parse(l) as unknown;
+      return typeof v === 'object' && v !== null && !Array.isArray(v) ? [v] : [];
+    } catch {
+      return [];
+    }
+  });
+  const jsonl = await cli(['audit', FIXTURE, '--quiet', '--out', path.join(dir, 'jsonl')]);
+  t.equal(jsonl.code, 0, jsonl.stderr);
+  const fromJsonl = JSON.parse(await readFile(path.join(dir, 'jsonl', 'summary.json'), 'utf8'));
+
+  const array = path.join(dir, 'plans.json');
+  await writeFile(array, JSON.stringify(valid, null, 2));
+  const r = await cli(['audit', array, '--quiet', '--out', path.join(dir, 'array')]);
+  t.equal(r.code, 0, r.stderr);
+  const fromArray = JSON.parse(await readFile(path.join(dir, 'array', 'summary.json'), 'utf8'));
+  t.equal(fromArray.input.format, 'array');
+  t.same(
+    fromArray.lines,
+    { total: valid.length, blank: 0, malformed: fromJsonl.lines.malformed - 2, scored: fromJsonl.lines.scored },
+    'the same records scored; only the two non-JSON lines are gone',
+  );
+  t.same(fromArray.gate, fromJsonl.gate, 'with the same gate tables');
+
+  const one = path.join(dir, 'one.json');
+  await writeFile(one, JSON.stringify(valid[0], null, 2));
+  const single = await cli(['audit', one, '--quiet', '--out', path.join(dir, 'one')]);
+  t.equal(single.code, 0, single.stderr);
+  const fromOne = JSON.parse(await readFile(path.join(dir, 'one', 'summary.json'), 'utf8'));
+  t.same([fromOne.input.format, fromOne.lines], ['document', { total: 1, blank: 0, malformed: 0, scored: 1 }]);
+
+  for (const [name, text, message] of [
+    ['notes.txt', 'id,completion\n1,plan\n', /is not JSONL, a JSON array or a JSON object: it starts with "id,completion/],
+    ['broken.json', '[\n  {"completion": "x"},\n', /broken\.json is not valid JSON/],
+    ['broken-object.json', '{\n  "completion": \n', /broken-object\.json is not valid JSON/],
+  ] as const) {
+    const file = path.join(dir, name);
+    await writeFile(file, text);
+    const bad = await cli(['audit', file, '--quiet', '--out', path.join(dir, `out-${name}`)]);
+    t.equal(bad.code, 2, name);
+    t.match(bad.stderr, message, name);
+  }
+});
+
+t.test('--strict: rejections only strict mode makes are their own class, so the class rows cover every rejected plan', async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'plan-audit-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  // The fixture's records, and one more whose only fault is a warning: a dependency on a step that does not exist.
+  const lines = (await readFile(FIXTURE, 'utf8')).split('\n');
+  const chain = JSON.parse(lines[0]!) as { id: string; completion: { steps: { depends_on: string[] }[] } };
+  chain.id = 'dangling';
+  chain.completion.steps[0]!.depends_on = ['no-such-step'];
+  const input = path.join(dir, 'plans.jsonl');
+  await writeFile(input, [...lines, JSON.stringify(chain)].join('\n'));
+  const r = await cli(['audit', input, '--quiet', '--strict', '--out', dir]);
+  t.equal(r.code, 0, r.stderr);
+  const { gate } = JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8'));
+  const strictOnly = gate.by_class.find((c: { reason: string }) => c.reason === 'strict');
+  t.ok(strictOnly?.count > 0, JSON.stringify(gate.by_class));
+  const classRows = gate.by_class.reduce((n: number, c: { count: number }) => n + c.count, 0);
+  t.ok(classRows >= gate.rejected, `class rows ${classRows} cover the ${gate.rejected} rejected plans`);
+  t.match(r.stdout, /class: strict/);
+});

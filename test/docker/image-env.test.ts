@@ -13,7 +13,12 @@ const repo = new URL('../..', import.meta.url).pathname;
 const dockerfile = readFileSync(join(repo, 'Dockerfile'), 'utf8');
 const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
 const imageEnv = Object.fromEntries(
-  [...finalStage.matchAll(/^ENV (.+)$/gm)].flatMap((m) => m[1]!.trim().split(/\s+/).map((kv) => kv.split('=') as [string, string])),
+  [...finalStage.matchAll(/^ENV (.+)$/gm)].flatMap((m) =>
+    m[1]!
+      .trim()
+      .split(/\s+/)
+      .map((kv) => kv.split('=') as [string, string]),
+  ),
 );
 const volume = /^VOLUME (\S+)$/m.exec(finalStage)?.[1];
 const cmd = JSON.parse(/^CMD (\[.+\])$/m.exec(finalStage)![1]!) as string[];
@@ -21,7 +26,9 @@ const cmd = JSON.parse(/^CMD (\[.+\])$/m.exec(finalStage)![1]!) as string[];
 // As root, the process runs as `nobody` (the image's `node` user); otherwise as ourselves in a directory
 // made read-only, which is what a root-owned WORKDIR is to the image's user.
 const root = userInfo().uid === 0;
-const nobody = root ? { uid: Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'nobody'], { encoding: 'utf8' })) } : null;
+const nobody = root
+  ? { uid: Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'nobody'], { encoding: 'utf8' })) }
+  : null;
 
 function writableDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'image-data-'));
@@ -36,23 +43,31 @@ function readOnlyWorkdir(): string {
 
 function start(env: Record<string, string>) {
   const args = cmd.slice(1);
-  const child = spawn(process.execPath, args.map((a) => (a.startsWith('dist/') ? join(repo, a) : a)), {
-    cwd: readOnlyWorkdir(),
-    env: { PATH: process.env.PATH!, ...env, PORT: '0', HOST: '127.0.0.1', WORKERS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...(nobody ?? {}),
-  });
+  const child = spawn(
+    process.execPath,
+    args.map((a) => (a.startsWith('dist/') ? join(repo, a) : a)),
+    {
+      cwd: readOnlyWorkdir(),
+      // tap's process-info hook, which tap puts into every child, writes a file when the child exits: under
+      // this test it must write where the unprivileged user may, or the child's exit fails on EACCES.
+      env: { PATH: process.env.PATH!, ...env, PORT: '0', HOST: '127.0.0.1', WORKERS: '1', _TAPJS_PROCESSINFO_CWD_: writableDir() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(nobody ?? {}),
+    },
+  );
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   let stderr = '';
+  const stdoutLines: string[] = [];
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const listening = new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      stdoutLines.push(line);
       const msg = String((JSON.parse(line) as { msg?: string }).msg ?? '');
       if (msg.startsWith('Server listening at ')) resolve(msg.slice('Server listening at '.length));
     });
     void exited.then((code) => reject(new Error(`exited with ${code}: ${stderr}`)));
   });
-  return { child, exited, listening, stderr: () => stderr };
+  return { child, exited, listening, output: () => `${stderr}\n${stdoutLines.slice(-5).join('\n')}` };
 }
 
 t.before(() => {
@@ -78,12 +93,16 @@ t.test("with the image's environment, as an unprivileged user in a directory it 
     if (i > 300) throw new Error('never ready');
     await new Promise((r) => setTimeout(r, 100));
   }
-  const scored = await fetch(`${base}/score-plan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...EXAMPLE_SCORE_REQUEST, run_id: 'img', step: 0 }) });
+  const scored = await fetch(`${base}/score-plan`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...EXAMPLE_SCORE_REQUEST, run_id: 'img', step: 0 }),
+  });
   t.equal(scored.status, 200);
   t.equal(((await scored.json()) as { run: { counted: boolean } }).run.counted, true);
   t.ok(existsSync(join(data, 'runs.sqlite')), 'run state is on the volume');
   s.child.kill('SIGTERM');
-  t.equal(await s.exited, 0, 'SIGTERM drains and exits 0');
+  t.equal(await s.exited, 0, `SIGTERM drains and exits 0: ${s.output()}`);
 });
 
 t.test('without the volume (STATE_DIR left at ./state in the read-only WORKDIR) it refuses to start, saying why', async (t) => {
@@ -93,5 +112,5 @@ t.test('without the volume (STATE_DIR left at ./state in the read-only WORKDIR) 
   t.teardown(() => s.child.kill('SIGKILL'));
   await t.rejects(s.listening);
   t.not(await s.exited, 0);
-  t.match(s.stderr(), /cannot keep run state in \.\/state \(STATE_DIR.*EACCES/);
+  t.match(s.output(), /cannot keep run state in \.\/state \(STATE_DIR.*EACCES/);
 });

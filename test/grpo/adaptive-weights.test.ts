@@ -16,7 +16,10 @@ t.test('EMA starts at the first step mean, then moves by α', async (t) => {
 t.test('refresh schedule: s ≥ T_warm and (s − T_warm) mod T_refresh = 0', async (t) => {
   const refreshing = Array.from({ length: 400 }, (_, s) => s).filter((s) => isRefreshStep(s, c));
   t.same(refreshing, [50, 150, 250, 350]);
-  t.same([0, 1, 2, 3, 4].filter((s) => isRefreshStep(s, { t_warm: 0, t_refresh: 2 })), [0, 2, 4]);
+  t.same(
+    [0, 1, 2, 3, 4].filter((s) => isRefreshStep(s, { t_warm: 0, t_refresh: 2 })),
+    [0, 2, 4],
+  );
 });
 
 t.test('weights move toward the lagging axis; clip then normalize (hand-computed)', async (t) => {

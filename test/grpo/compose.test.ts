@@ -45,8 +45,15 @@ t.test('ddof 1 changes σ; a flat group has zero advantages', async (t) => {
   const members = [0, 1].map((x) => ({ raw: { struct: x, pers: 0, ped: 0 }, hard: 0 }));
   t.ok(Math.abs(composeGroup(members, INITIAL_WEIGHTS, { ...opts, ddof: 1 }).members[1]!.z.struct - 0.5 / (Math.SQRT1_2 + 1e-6)) < 1e-12);
   t.ok(Math.abs(composeGroup(members, INITIAL_WEIGHTS, opts).members[1]!.z.struct - 0.5 / (0.5 + 1e-6)) < 1e-12);
-  const flat = composeGroup([1, 2, 3].map(() => ({ raw: { struct: 0.7, pers: 0.2, ped: 1 }, hard: 0 })), INITIAL_WEIGHTS, opts);
-  t.same(flat.members.map((m) => m.advantage), [0, 0, 0]);
+  const flat = composeGroup(
+    [1, 2, 3].map(() => ({ raw: { struct: 0.7, pers: 0.2, ped: 1 }, hard: 0 })),
+    INITIAL_WEIGHTS,
+    opts,
+  );
+  t.same(
+    flat.members.map((m) => m.advantage),
+    [0, 0, 0],
+  );
 });
 
 t.test('τ silences an axis whose spread is below it', async (t) => {

@@ -12,7 +12,11 @@ const options = fc.record({ epsilon: fc.constantFrom(1e-8, 1e-6, 1e-4), tau: fc.
 t.test('z-scores of every axis sum to 0 within a group', async (t) => {
   fc.assert(
     fc.property(fc.array(member, { minLength: 1, maxLength: 64 }), options, (group, o) => {
-      const g = composeGroup(group.map((m) => ({ raw: m.raw, hard: 0 })), INITIAL_WEIGHTS, o);
+      const g = composeGroup(
+        group.map((m) => ({ raw: m.raw, hard: 0 })),
+        INITIAL_WEIGHTS,
+        o,
+      );
       for (const k of SOFT_AXES) {
         const sum = g.members.reduce((s, m) => s + m.z[k], 0);
         // The mean itself is rounded: Σ(R − μ) is off by up to n ulps of the values, and dividing by σ + ε
@@ -28,7 +32,11 @@ t.test('z-scores of every axis sum to 0 within a group', async (t) => {
 t.test('a gated plan never outranks a valid one in its group (groups up to 16, λ_hard = 10)', async (t) => {
   fc.assert(
     fc.property(fc.array(member, { minLength: 2, maxLength: 16 }), options, (group, o) => {
-      const g = composeGroup(group.map((m) => ({ raw: m.raw, hard: m.gated ? -10 : 0 })), INITIAL_WEIGHTS, o);
+      const g = composeGroup(
+        group.map((m) => ({ raw: m.raw, hard: m.gated ? -10 : 0 })),
+        INITIAL_WEIGHTS,
+        o,
+      );
       const valid = g.members.filter((_, i) => !group[i]!.gated).map((m) => m.reward);
       const gated = g.members.filter((_, i) => group[i]!.gated).map((m) => m.reward);
       return valid.length === 0 || gated.length === 0 || Math.max(...gated) < Math.min(...valid);
@@ -51,7 +59,7 @@ t.test('scoring is deterministic and independent of the order of groups', async 
     fc.property(fc.array(group, { minLength: 1, maxLength: 5 }), fc.nat(), (groups, seed) => {
       const a = scoreGroups({ groups: structuredClone(groups) }, limits, DEFAULT_SCORING).response;
       const again = scoreGroups({ groups: structuredClone(groups) }, limits, DEFAULT_SCORING).response;
-      const shuffled = [...groups].sort((x, y) => ((x.id + seed).localeCompare(y.id + seed)));
+      const shuffled = [...groups].sort((x, y) => (x.id + seed).localeCompare(y.id + seed));
       const b = scoreGroups({ groups: structuredClone(shuffled) }, limits, DEFAULT_SCORING).response;
       const byId = (r: typeof a) => Object.fromEntries(r.groups.map(({ index: _index, ...rest }) => [rest.id, rest]));
       t.same(again, a);

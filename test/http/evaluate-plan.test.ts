@@ -10,7 +10,10 @@ t.test('POST /evaluate-plan: A.4 metrics per plan, TS against gold, cross-plan s
   const res = await app.inject({
     method: 'POST',
     url: '/evaluate-plan',
-    payload: { plans: [{ plan: EXAMPLE_PLAN, profile: EXAMPLE_PROFILE }, { plan: '```json\n{ "agents": [ }\n```' }, { plan: JSON.stringify(variant) }], gold: EXAMPLE_PLAN },
+    payload: {
+      plans: [{ plan: EXAMPLE_PLAN, profile: EXAMPLE_PROFILE }, { plan: '```json\n{ "agents": [ }\n```' }, { plan: JSON.stringify(variant) }],
+      gold: EXAMPLE_PLAN,
+    },
   });
   t.equal(res.statusCode, 200);
   const body = res.json();
@@ -37,6 +40,9 @@ t.test('POST /evaluate-plan: bad requests are 400s naming the field', async (t) 
   ] as const) {
     const r = await app.inject({ method: 'POST', url: '/evaluate-plan', payload: payload as object });
     t.equal(r.statusCode, 400);
-    t.ok(r.json().issues.some((i: { path: string }) => i.path === path), JSON.stringify(r.json().issues));
+    t.ok(
+      r.json().issues.some((i: { path: string }) => i.path === path),
+      JSON.stringify(r.json().issues),
+    );
   }
 });

@@ -18,7 +18,22 @@ const teacherText = 'Step 1: preheat the oven to 180 degrees.\nIt bakes the crus
 t.test('POST /evaluate-dialogue: every metric with its definition, text overlap against the tutorial', async (t) => {
   const app = await testApp();
   t.teardown(() => app.close());
-  const res = await app.inject({ method: 'POST', url: '/evaluate-dialogue', payload: { messages, reference, options: { dict: { pass_at_k: [{ n: 10, c: 3, k: 1 }], recall_at_k: { predicted: ['a', 'b'], reference: ['b'], k: 1 }, outcome: { pre: 0.5, post: 0.75 }, cognitive_load: true } } } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/evaluate-dialogue',
+    payload: {
+      messages,
+      reference,
+      options: {
+        dict: {
+          pass_at_k: [{ n: 10, c: 3, k: 1 }],
+          recall_at_k: { predicted: ['a', 'b'], reference: ['b'], k: 1 },
+          outcome: { pre: 0.5, post: 0.75 },
+          cognitive_load: true,
+        },
+      },
+    },
+  });
   t.equal(res.statusCode, 200);
   const { metrics, dict, counts } = res.json();
   t.same(counts, { messages: 4, teacher: 2, learner: 2 });
@@ -53,7 +68,10 @@ t.test('POST /evaluate-dialogue: no reference is a documented empty result; bad 
   for (const [name, payload, path] of cases) {
     const r = await app.inject({ method: 'POST', url: '/evaluate-dialogue', payload: payload as object });
     t.equal(r.statusCode, 400, name);
-    t.ok(r.json().issues?.some((i: { path: string }) => i.path === path), `${name}: ${JSON.stringify(r.json().issues)?.slice(0, 200)}`);
+    t.ok(
+      r.json().issues?.some((i: { path: string }) => i.path === path),
+      `${name}: ${JSON.stringify(r.json().issues)?.slice(0, 200)}`,
+    );
   }
 });
 
@@ -74,7 +92,11 @@ t.test('POST /evaluate-dialogue with the LLM judge: one call per criterion to th
 t.test('POST /evaluate-text and /evaluate-text/corpus', async (t) => {
   const app = await testApp();
   t.teardown(() => app.close());
-  const one = await app.inject({ method: 'POST', url: '/evaluate-text', payload: { hypothesis: 'the cat sat on the mat', references: ['a cat sat on the mat'], options: { smooth: 'floor' } } });
+  const one = await app.inject({
+    method: 'POST',
+    url: '/evaluate-text',
+    payload: { hypothesis: 'the cat sat on the mat', references: ['a cat sat on the mat'], options: { smooth: 'floor' } },
+  });
   t.equal(one.statusCode, 200);
   t.same(one.json().bleu.counts, sentenceBleu('the cat sat on the mat', ['a cat sat on the mat'], { smoothMethod: 'floor' }).counts);
   t.ok(one.json().rouge.stemmer.rouge1.fmeasure > 0.8);
@@ -83,24 +105,45 @@ t.test('POST /evaluate-text and /evaluate-text/corpus', async (t) => {
   const corpus = await app.inject({
     method: 'POST',
     url: '/evaluate-text/corpus',
-    payload: { pairs: [{ hypothesis: 'the cat sat on the mat today', references: ['the cat sat on the mat'] }, { hypothesis: 'a dog ran in the park', references: ['the dog ran in the park'] }] },
+    payload: {
+      pairs: [
+        { hypothesis: 'the cat sat on the mat today', references: ['the cat sat on the mat'] },
+        { hypothesis: 'a dog ran in the park', references: ['the dog ran in the park'] },
+      ],
+    },
   });
   t.equal(corpus.statusCode, 200);
   t.equal(corpus.json().pairs, 2);
   t.ok(corpus.json().bleu.score > 0);
-  const uneven = await app.inject({ method: 'POST', url: '/evaluate-text/corpus', payload: { pairs: [{ hypothesis: 'a', references: ['a'] }, { hypothesis: 'b', references: ['b', 'c'] }] } });
+  const uneven = await app.inject({
+    method: 'POST',
+    url: '/evaluate-text/corpus',
+    payload: {
+      pairs: [
+        { hypothesis: 'a', references: ['a'] },
+        { hypothesis: 'b', references: ['b', 'c'] },
+      ],
+    },
+  });
   t.equal(uneven.statusCode, 400);
   t.equal(uneven.json().issues[0].path, '$.pairs[1].references');
   const empty = await app.inject({ method: 'POST', url: '/evaluate-text', payload: { hypothesis: '', references: [] } });
   t.equal(empty.statusCode, 400);
-  const tooLong = await app.inject({ method: 'POST', url: '/evaluate-text', payload: { hypothesis: 'x'.repeat(EVALUATE_LIMITS.maxTextChars + 1), references: ['y'] } });
+  const tooLong = await app.inject({
+    method: 'POST',
+    url: '/evaluate-text',
+    payload: { hypothesis: 'x'.repeat(EVALUATE_LIMITS.maxTextChars + 1), references: ['y'] },
+  });
   t.equal(tooLong.json().issues[0].path, '$.hypothesis');
 });
 
 t.test('texts too long for ROUGE-L are refused with a 400, not scored for seconds', async (t) => {
   const app = await testApp();
   t.teardown(() => app.close());
-  const long = (k: number) => Array.from({ length: 2100 }, (_, i) => `The teacher explains step ${i + k} and the learner asks why.`).join(' ').slice(0, EVALUATE_LIMITS.maxTextChars);
+  const long = (k: number) =>
+    Array.from({ length: 2100 }, (_, i) => `The teacher explains step ${i + k} and the learner asks why.`)
+      .join(' ')
+      .slice(0, EVALUATE_LIMITS.maxTextChars);
   // The workers start with the app; the time below is the request's alone.
   t.equal((await app.inject({ method: 'POST', url: '/evaluate-text', payload: { hypothesis: 'a b', references: ['a b'] } })).statusCode, 200);
   const started = performance.now();
@@ -108,6 +151,10 @@ t.test('texts too long for ROUGE-L are refused with a 400, not scored for second
   t.equal(res.statusCode, 400);
   t.match(res.json(), { message: /ROUGE-L/, issues: [{ path: '$.hypothesis' }] });
   t.ok(performance.now() - started < 5000, 'refused before the quadratic work');
-  const bleuOnly = await app.inject({ method: 'POST', url: '/evaluate-text', payload: { hypothesis: long(0), references: [long(7)], metrics: ['bleu', 'meteor'] } });
+  const bleuOnly = await app.inject({
+    method: 'POST',
+    url: '/evaluate-text',
+    payload: { hypothesis: long(0), references: [long(7)], metrics: ['bleu', 'meteor'] },
+  });
   t.equal(bleuOnly.statusCode, 200, 'the linear metrics still score them');
 });

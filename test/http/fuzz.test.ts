@@ -6,8 +6,7 @@ import { completionText, mutatedPlan } from '../support/arbitraries.js';
 const app = await testApp({ MAX_COMPLETION_BYTES: 4096, MAX_STEPS_PER_PLAN: 50, BODY_LIMIT_BYTES: 1 << 20 });
 t.teardown(() => app.close());
 
-const inject = (payload: string, url = '/score-plan') =>
-  app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json' } });
+const inject = (payload: string, url = '/score-plan') => app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json' } });
 
 t.test('mutated plans, as objects or as text, are scored (200), never a 5xx', async (t) => {
   await fc.assert(
@@ -34,7 +33,9 @@ t.test('prototype names as ids, tags and tools are scored like any other name', 
         execution_order: [c, d],
         loops: [{ id: a, nodes: [c, d], max_iterations: 2 }],
       };
-      const res = await inject(JSON.stringify({ groups: [{ query: 'q', profile: { tags: [a, tool], signals: [b] }, completions: [JSON.stringify(plan), plan] }] }));
+      const res = await inject(
+        JSON.stringify({ groups: [{ query: 'q', profile: { tags: [a, tool], signals: [b] }, completions: [JSON.stringify(plan), plan] }] }),
+      );
       return res.statusCode === 200;
     }),
     { numRuns: 100 },
@@ -52,15 +53,24 @@ t.test('prototype-poisoning keys inside a plan object are dropped, and the plan 
 t.test('random bodies and random bytes never produce a 5xx', async (t) => {
   const body = fc.oneof(
     fc.jsonValue({ maxDepth: 6 }).map((v) => JSON.stringify(v)),
-    fc.record({ groups: fc.array(fc.record({ query: fc.jsonValue(), profile: fc.jsonValue(), completions: fc.array(fc.jsonValue()) }, { requiredKeys: [] })), options: fc.jsonValue() }, { requiredKeys: [] }).map((v) =>
-      JSON.stringify(v),
-    ),
     fc
-      .record({
-        groups: fc.constant([{ query: 'q', profile: 'p', completions: ['{}'] }]),
-        run_id: fc.oneof(fc.string({ maxLength: 20 }), fc.constant(null), fc.jsonValue()),
-        step: fc.oneof(fc.integer(), fc.double(), fc.jsonValue()),
-      }, { requiredKeys: [] })
+      .record(
+        {
+          groups: fc.array(fc.record({ query: fc.jsonValue(), profile: fc.jsonValue(), completions: fc.array(fc.jsonValue()) }, { requiredKeys: [] })),
+          options: fc.jsonValue(),
+        },
+        { requiredKeys: [] },
+      )
+      .map((v) => JSON.stringify(v)),
+    fc
+      .record(
+        {
+          groups: fc.constant([{ query: 'q', profile: 'p', completions: ['{}'] }]),
+          run_id: fc.oneof(fc.string({ maxLength: 20 }), fc.constant(null), fc.jsonValue()),
+          step: fc.oneof(fc.integer(), fc.double(), fc.jsonValue()),
+        },
+        { requiredKeys: [] },
+      )
       .map((v) => JSON.stringify(v)),
     fc.string({ unit: 'binary', maxLength: 500 }),
     fc.uint8Array({ maxLength: 500 }).map((b) => Buffer.from(b).toString('latin1')),
@@ -94,7 +104,11 @@ t.test('random run configurations and run ids never produce a 5xx', async (t) =>
       const url = `/runs/${encodeURIComponent(id)}`;
       const put = await app.inject({ method: 'PUT', url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
       const get = await app.inject({ method: 'GET', url: `${url}/history?format=csv` });
-      const score = await app.inject({ method: 'POST', url: '/score-plan', payload: { run_id: id, groups: [{ query: 'q', profile: 'p', completions: ['{}'] }] } });
+      const score = await app.inject({
+        method: 'POST',
+        url: '/score-plan',
+        payload: { run_id: id, groups: [{ query: 'q', profile: 'p', completions: ['{}'] }] },
+      });
       return put.statusCode < 500 && get.statusCode < 500 && score.statusCode < 500;
     }),
     { numRuns: 200 },

@@ -11,7 +11,10 @@ t.test('health is live at once; ready only after the self-check passes', async (
   t.match(health.json(), { status: 'ok', versions: { service: String, lexicon: String, phases: String } });
   const before = await app.inject({ method: 'GET', url: '/ready' });
   t.equal(before.statusCode, 503);
-  t.same(before.json(), { ready: false, reason: 'starting', capabilities: {
+  t.same(before.json(), {
+    ready: false,
+    reason: 'starting',
+    capabilities: {
       verify_turn: { ready: false, reason: 'not loaded yet (loads on first use)' },
       trace_knowledge: { ready: false, reason: 'not loaded yet (loads on first use)' },
     },

@@ -48,7 +48,10 @@ t.test('bad run configuration and ids are 400s naming the field', async (t) => {
   ] as const) {
     const res = await inject('PUT', url, body);
     t.equal(res.statusCode, 400, JSON.stringify(body));
-    t.ok(res.json<{ issues: { path: string }[] }>().issues.some((i) => i.path.startsWith(path)), `${path}: ${res.body}`);
+    t.ok(
+      res.json<{ issues: { path: string }[] }>().issues.some((i) => i.path.startsWith(path)),
+      `${path}: ${res.body}`,
+    );
   }
   const badStep = await inject('POST', '/score-plan', { run_id: 'x', step: -1, groups: [group(0)] });
   t.equal(badStep.statusCode, 400);
@@ -61,7 +64,10 @@ t.test('a scoring request reports its step; history in JSON and CSV', async (t) 
   t.match(first.run, { id: 'h', step: 0, status: 'open', counted: true, finalized: [] });
   t.same(first.weights, first.run!.weights);
   const second = (await inject('POST', '/score-plan', { run_id: 'h', step: 1, groups: [group(3)] })).json<ScorePlanResponse>();
-  t.same(second.run!.finalized.map((r) => [r.step, r.plans, r.requests]), [[0, 8, 1]]);
+  t.same(
+    second.run!.finalized.map((r) => [r.step, r.plans, r.requests]),
+    [[0, 8, 1]],
+  );
   t.notSame(second.weights, first.weights, 'step 1 uses the weights refreshed after step 0');
   const history = (await inject('GET', '/runs/h/history')).json<{ total: number; rows: Array<{ step: number }> }>();
   t.same([history.total, history.rows.map((r) => r.step)], [1, [0]]);
@@ -109,6 +115,10 @@ t.test('an evicted reply is rebuilt byte for byte from its receipt, and still no
   t.equal(retry.headers['idempotent-replayed'], 'true');
   t.equal(retry.body, first.body, 'byte-identical');
   const history = (await tiny.inject({ method: 'GET', url: '/runs/ev/history' })).json<{ rows: Array<{ step: number; plans: number; late_plans: number }> }>();
-  t.same(history.rows.map((r) => [r.step, r.plans, r.late_plans]), [[0, 8, 0]], 'counted once, not even as late');
+  t.same(
+    history.rows.map((r) => [r.step, r.plans, r.late_plans]),
+    [[0, 8, 0]],
+    'counted once, not even as late',
+  );
   t.equal((await tiny.inject({ method: 'GET', url: '/runs/ev' })).json<RunView>().open_step?.plans, 4);
 });

@@ -34,7 +34,10 @@ t.test('the example request: clean plan first, cycle and truncated text gated wi
 });
 
 t.test('options are applied and echoed', async (t) => {
-  const res = await post({ ...group([EXAMPLE_PLAN, { ...EXAMPLE_PLAN, execution_order: [...EXAMPLE_PLAN.execution_order].reverse() }]), options: { strict: true, lambda_hard: 3, ddof: 1, epsilon: 1e-4, tau: 0 } });
+  const res = await post({
+    ...group([EXAMPLE_PLAN, { ...EXAMPLE_PLAN, execution_order: [...EXAMPLE_PLAN.execution_order].reverse() }]),
+    options: { strict: true, lambda_hard: 3, ddof: 1, epsilon: 1e-4, tau: 0 },
+  });
   t.equal(res.statusCode, 200);
   const body = res.json<ScorePlanResponse>();
   t.same(body.options, { strict: true, lambda_hard: 3, epsilon: 1e-4, tau: 0, ddof: 1 });
@@ -57,7 +60,10 @@ t.test('free-text profile and object completions with normalizations', async (t)
   t.equal(plan.gate.failed, false);
   t.equal(plan.normalizations.length, 10);
   t.same(plan.normalizations[0], { path: '$.steps[0].dependencies', rule: 'field_alias', detail: 'dependencies → depends_on' });
-  t.same(plan.components?.pers?.hits.map((h) => h.id), ['sql', 'pandas']);
+  t.same(
+    plan.components?.pers?.hits.map((h) => h.id),
+    ['sql', 'pandas'],
+  );
 });
 
 t.test('plan limits gate the plan, never the request', async (t) => {
@@ -65,7 +71,10 @@ t.test('plan limits gate the plan, never the request', async (t) => {
   const res = await post(group([JSON.stringify(EXAMPLE_PLAN) + ' '.repeat(20_001), big, 42, null, ['a'], EXAMPLE_PLAN]));
   t.equal(res.statusCode, 200);
   const plans = res.json<ScorePlanResponse>().groups[0]!.plans;
-  t.same(plans.map((p) => p.gate.reasons), [['plan_too_large'], ['plan_too_large'], ['parse_error'], ['parse_error'], ['parse_error'], []]);
+  t.same(
+    plans.map((p) => p.gate.reasons),
+    [['plan_too_large'], ['plan_too_large'], ['parse_error'], ['parse_error'], ['parse_error'], []],
+  );
   t.match(plans[0]!.violations[0]!.message, /over the 20000-byte limit/);
   t.match(plans[1]!.violations[0]!, { path: '$.steps', message: /13 steps, over the 12-step limit/ });
 });
@@ -74,8 +83,14 @@ t.test('schema-invalid plans are gated with the field path', async (t) => {
   const res = await post(group([{ ...EXAMPLE_PLAN, agents: [{ id: 'x' }] }, { steps: 'none' }]));
   const plans = res.json<ScorePlanResponse>().groups[0]!.plans;
   t.same(plans[0]!.gate.reasons, ['schema_invalid']);
-  t.same(plans[0]!.violations.map((v) => v.path), ['$.agents[0].role']);
-  t.same(plans[1]!.violations.map((v) => v.path), ['$.agents', '$.subtasks', '$.steps', '$.execution_order']);
+  t.same(
+    plans[0]!.violations.map((v) => v.path),
+    ['$.agents[0].role'],
+  );
+  t.same(
+    plans[1]!.violations.map((v) => v.path),
+    ['$.agents', '$.subtasks', '$.steps', '$.execution_order'],
+  );
 });
 
 t.test('request-envelope errors are 400s naming the field', async (t) => {
@@ -97,7 +112,10 @@ t.test('request-envelope errors are 400s naming the field', async (t) => {
     const res = await post(payload);
     t.equal(res.statusCode, 400, JSON.stringify(payload).slice(0, 80));
     const body = res.json<{ issues: { path: string }[]; message: string }>();
-    t.ok(body.issues.some((i) => i.path.startsWith(path)), `${path} in ${JSON.stringify(body.issues)}`);
+    t.ok(
+      body.issues.some((i) => i.path.startsWith(path)),
+      `${path} in ${JSON.stringify(body.issues)}`,
+    );
   }
 });
 

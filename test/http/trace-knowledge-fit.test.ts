@@ -27,10 +27,14 @@ t.test('POST /trace-knowledge/fit recovers each skill’s parameters, determinis
   t.equal(res.statusCode, 200);
   const body = res.json();
   t.equal(body.rows, 40_000);
-  for (const [skill, truth] of [['a', a], ['b', b]] as const) {
+  for (const [skill, truth] of [
+    ['a', a],
+    ['b', b],
+  ] as const) {
     const fit = body.skills.find((s: { skill: string }) => s.skill === skill);
     t.match(fit, { sequences: 1000, observations: 20_000, restarts: 5 });
-    for (const k of ['prior', 'learn', 'guess', 'slip'] as const) t.ok(Math.abs(fit.params[k] - truth[k]) < 0.05, `${skill}.${k}: ${fit.params[k]} vs ${truth[k]}`);
+    for (const k of ['prior', 'learn', 'guess', 'slip'] as const)
+      t.ok(Math.abs(fit.params[k] - truth[k]) < 0.05, `${skill}.${k}: ${fit.params[k]} vs ${truth[k]}`);
     t.equal(fit.params.forget, 0);
   }
   const again = (await app.inject({ method: 'POST', url: '/trace-knowledge/fit', payload: { rows, options: { seed: 7 } } })).json();
@@ -75,6 +79,42 @@ t.test('POST /trace-knowledge/fit: bad input is a 400 naming the field', async (
   for (const [name, payload, path] of cases) {
     const res = await app.inject({ method: 'POST', url: '/trace-knowledge/fit', payload: payload as object });
     t.equal(res.statusCode, 400, name);
-    t.ok(res.json().issues?.some((i: { path: string }) => i.path === path), `${name}: ${JSON.stringify(res.json().issues)}`);
+    t.ok(
+      res.json().issues?.some((i: { path: string }) => i.path === path),
+      `${name}: ${JSON.stringify(res.json().issues)}`,
+    );
   }
+});
+
+t.test('the body is read on the worker: a lower options.deadline_ms stops the fit there (504), bad JSON and nesting are 400s', async (t) => {
+  const app = await testApp({ WORKERS: 1 });
+  t.teardown(() => app.close());
+  const rows = simulate('big', { prior: 0.4, learn: 0.1, guess: 0.2, slip: 0.1 }, 5_000, 20, 5);
+  const started = performance.now();
+  const late = await app.inject({
+    method: 'POST',
+    url: '/trace-knowledge/fit',
+    payload: { rows, options: { deadline_ms: 50, restarts: 50, tolerance: 1e-12 } },
+  });
+  t.equal(late.statusCode, 504, late.body.slice(0, 300));
+  t.match(late.json(), { message: /deadline of 50 ms/ });
+  t.ok(performance.now() - started < 5_000, `answered after ${(performance.now() - started).toFixed(0)} ms; the full fit takes minutes`);
+  const after = await app.inject({ method: 'POST', url: '/trace-knowledge/fit', payload: { rows: rows.slice(0, 200) } });
+  t.equal(after.statusCode, 200, 'the worker is free for the next fit');
+
+  const broken = await app.inject({ method: 'POST', url: '/trace-knowledge/fit', headers: { 'content-type': 'application/json' }, payload: '{"rows": [' });
+  t.equal(broken.statusCode, 400);
+  t.match(broken.json(), { message: /not valid JSON/, issues: [{ path: '$' }] });
+  let deep: unknown = 1;
+  for (let i = 0; i < 80; i++) deep = [deep];
+  const nested = await app.inject({ method: 'POST', url: '/trace-knowledge/fit', payload: { rows: [{ user: 'u', skill: 's', correct: 1, order: deep }] } });
+  t.equal(nested.statusCode, 400);
+  t.match(nested.json(), { message: /nests deeper than/ });
+  const poisoned = await app.inject({
+    method: 'POST',
+    url: '/trace-knowledge/fit',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"rows":[{"user":"u","skill":"s","correct":1,"__proto__":{"x":1}}]}',
+  });
+  t.equal(poisoned.statusCode, 200, 'a __proto__ key is dropped, as on every other route');
 });

@@ -29,7 +29,15 @@ t.test('POST /trace-knowledge: BKT per KC through a real dialogue, with the evid
     t.equal(p, kc.p_after);
   }
   const nextafter = body.kcs.find((k: { id: string }) => k.id === 'step:6');
-  t.same(nextafter.evidence.map((e: { turn: number; observation: string }) => [e.turn, e.observation]), [[8, 'taught'], [9, 'incorrect'], [10, 'taught'], [11, 'correct']]);
+  t.same(
+    nextafter.evidence.map((e: { turn: number; observation: string }) => [e.turn, e.observation]),
+    [
+      [8, 'taught'],
+      [9, 'incorrect'],
+      [10, 'taught'],
+      [11, 'correct'],
+    ],
+  );
   // Hand check of the first two updates (strength 1): transition alone, then posterior(incorrect) and transition.
   const taught = transition(DEFAULT_PARAMS.prior, DEFAULT_PARAMS);
   t.ok(Math.abs(nextafter.evidence[0].p_after - taught) < 1e-12);
@@ -46,13 +54,24 @@ t.test('stateless: the estimate passed back with previous_turns continues exactl
   const previous = Object.fromEntries(first.kcs.map((k: { id: string; p_after: number }) => [k.id, k.p_after]));
   const rest = (await app.inject({ method: 'POST', url: '/trace-knowledge', payload: { ...jax, previous, previous_turns: first.turns_total } })).json();
   t.equal(rest.turns_read, 5);
-  t.same(rest.kcs.map((k: { p_after: number }) => k.p_after), whole.kcs.map((k: { p_after: number }) => k.p_after));
+  t.same(
+    rest.kcs.map((k: { p_after: number }) => k.p_after),
+    whole.kcs.map((k: { p_after: number }) => k.p_after),
+  );
   t.same(rest.known, whole.known);
 
   // The paper's format as the previous estimate: known KCs start at the threshold, unknown ones at the prior.
-  const lists = (await app.inject({ method: 'POST', url: '/trace-knowledge', payload: { ...jax, context: [], previous: { known: ['step:1'], unknown: ['step:2'] } } })).json();
-  t.match(lists.kcs.find((k: { id: string }) => k.id === 'step:1'), { p_before: 0.95, p_after: 0.95, status: 'known' });
-  t.match(lists.kcs.find((k: { id: string }) => k.id === 'step:2'), { p_before: DEFAULT_PARAMS.prior, status: 'unknown' });
+  const lists = (
+    await app.inject({ method: 'POST', url: '/trace-knowledge', payload: { ...jax, context: [], previous: { known: ['step:1'], unknown: ['step:2'] } } })
+  ).json();
+  t.match(
+    lists.kcs.find((k: { id: string }) => k.id === 'step:1'),
+    { p_before: 0.95, p_after: 0.95, status: 'known' },
+  );
+  t.match(
+    lists.kcs.find((k: { id: string }) => k.id === 'step:2'),
+    { p_before: DEFAULT_PARAMS.prior, status: 'unknown' },
+  );
 });
 
 t.test('explicit KCs, parameters and threshold; a tutor-only dialogue never makes a KC observed', async (t) => {
@@ -72,7 +91,10 @@ t.test('explicit KCs, parameters and threshold; a tutor-only dialogue never make
   const tutorOnly = await app.inject({ method: 'POST', url: '/trace-knowledge', payload: { ...jax, context: jax.context.filter((m) => m.role === 'tutor') } });
   const observations = tutorOnly.json().kcs.flatMap((k: { evidence: { observation: string }[] }) => k.evidence.map((e) => e.observation));
   t.ok(observations.length > 0);
-  t.ok(observations.every((o: string) => o === 'taught'), 'explaining is an opportunity to learn, not evidence of knowing');
+  t.ok(
+    observations.every((o: string) => o === 'taught'),
+    'explaining is an opportunity to learn, not evidence of knowing',
+  );
 });
 
 t.test('POST /trace-knowledge: bad requests are 400s naming the field', async (t) => {
@@ -97,7 +119,10 @@ t.test('POST /trace-knowledge: bad requests are 400s naming the field', async (t
   for (const [name, payload, path] of cases) {
     const res = await app.inject({ method: 'POST', url: '/trace-knowledge', payload: payload as object });
     t.equal(res.statusCode, 400, name);
-    t.ok(res.json().issues?.some((i: { path: string }) => i.path === path), `${name}: ${JSON.stringify(res.json().issues)}`);
+    t.ok(
+      res.json().issues?.some((i: { path: string }) => i.path === path),
+      `${name}: ${JSON.stringify(res.json().issues)}`,
+    );
   }
 });
 

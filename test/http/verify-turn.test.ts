@@ -28,7 +28,10 @@ t.test('POST /verify-turn ranks the candidates with the configured verifier', as
   t.same(body.ranking, order, 'best first');
   t.same(body.best, { index: order[0], text: request.candidates[order[0]!], score: body.scores[order[0]!] });
   t.same(body.model, { name: 'tiny-cross-encoder', version: 'fixture-1', kind: 'cross-encoder' });
-  t.same(body.candidates.map((c: { index: number }) => c.index), [0, 1, 2]);
+  t.same(
+    body.candidates.map((c: { index: number }) => c.index),
+    [0, 1, 2],
+  );
 
   const top = await app.inject({ method: 'POST', url: '/verify-turn', payload: { ...request, options: { top_k: 2 } } });
   t.same(top.json().ranking, order.slice(0, 2), 'top_k limits the ranking, not the scores');
@@ -58,7 +61,10 @@ t.test('POST /verify-turn: bad requests are 400s naming the field', async (t) =>
   for (const [name, payload, path] of cases) {
     const res = await app.inject({ method: 'POST', url: '/verify-turn', payload: payload as object });
     t.equal(res.statusCode, 400, name);
-    t.ok(res.json().issues.some((i: { path: string }) => i.path === path), `${name}: ${JSON.stringify(res.json().issues)}`);
+    t.ok(
+      res.json().issues.some((i: { path: string }) => i.path === path),
+      `${name}: ${JSON.stringify(res.json().issues)}`,
+    );
   }
   // A context of any length within the limits is cut from the left, not refused.
   const long = Array.from({ length: 400 }, (_, i) => ({ role: i % 2 ? 'student' : 'tutor', text: 'the student asks a question about the loop' }));

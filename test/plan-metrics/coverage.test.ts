@@ -6,7 +6,7 @@ import { parsePlan } from '../../src/plan/parse.js';
 import { phaseCoverage, skillHitRatio } from '../../src/plan-metrics/coverage.js';
 
 // The example plan as a planner would emit it: fenced JSON text, through the project's parser.
-const parsed = parsePlan('Plan:\n```json\n' + JSON.stringify(EXAMPLE_PLAN) + '\n```', { maxCompletionBytes: 262144, maxStepsPerPlan: 1000 });
+const parsed = parsePlan(`Plan:\n\`\`\`json\n${JSON.stringify(EXAMPLE_PLAN)}\n\`\`\``, { maxCompletionBytes: 262144, maxStepsPerPlan: 1000 });
 if (!parsed.ok) throw new Error('example plan does not parse');
 const plan = parsed.plan;
 
@@ -35,15 +35,24 @@ t.test('skill-hit ratio of the example plan: python, pandas and SQL hit, Excel m
   const s = skillHitRatio(plan, EXAMPLE_PROFILE)!;
   t.equal(s.basis, 'tags_skills');
   t.equal(s.value, 3 / 4);
-  t.same(s.hits.map((h) => h.id), ['python', 'pandas', 'sql']);
-  t.same(s.misses.map((h) => h.id), ['excel']);
+  t.same(
+    s.hits.map((h) => h.id),
+    ['python', 'pandas', 'sql'],
+  );
+  t.same(
+    s.misses.map((h) => h.id),
+    ['excel'],
+  );
   t.ok(s.hits.find((h) => h.id === 'pandas')!.matched.includes('dataframe'), 'lexicon aliases count');
 });
 
 t.test('skill-hit ratio: free-text profiles use every signal; no signal gives null', async (t) => {
   const s = skillHitRatio(plan, 'I know PostgreSQL and Excel and want to learn pandas.')!;
   t.equal(s.basis, 'all_signals');
-  t.same(s.hits.map((h) => h.id), ['pandas']);
+  t.same(
+    s.hits.map((h) => h.id),
+    ['pandas'],
+  );
   t.equal(s.value, 1 / 3);
   t.equal(skillHitRatio(plan, 'I like cats.'), null);
   t.equal(skillHitRatio(plan, { tags: 'pandas', about_me: 'Excel user' })!.value, 1, 'tags and skills only when there are some');

@@ -9,14 +9,10 @@ const embed = (texts: readonly string[]) => encoder.embed(texts);
 
 t.test('per-plan metrics and cross-plan scores for plans of one query under two profiles', async (t) => {
   const other = basePlan();
-  const r = await evaluatePlanMetrics(
-    [
-      { plan: EXAMPLE_PLAN, profile: EXAMPLE_PROFILE },
-      { plan: other, profile: { tags: 'python rust' } },
-      { plan: other },
-    ],
-    { gold: EXAMPLE_PLAN, embed },
-  );
+  const r = await evaluatePlanMetrics([{ plan: EXAMPLE_PLAN, profile: EXAMPLE_PROFILE }, { plan: other, profile: { tags: 'python rust' } }, { plan: other }], {
+    gold: EXAMPLE_PLAN,
+    embed,
+  });
   t.same(r.options, { kappa: 2.5, delta_tbq: 0.1, ged_timeout_ms: 2000 });
   const [a, b, c] = r.plans;
   t.match(a, {

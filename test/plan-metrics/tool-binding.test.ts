@@ -56,10 +56,13 @@ t.test('TBQ with known cosines: per-binding checks, quality × step coverage', a
 
   // δ is strict and configurable: at δ = 0.75, cos 0.8 and 1/√2 ≈ 0.707 split.
   const strict = await toolBindingQuality(plan, palette, fakeEmbed, 0.75);
-  t.same(strict.bindings.map((b) => b.pass), [
-    { role_subtask: false, tool_role: false, tool_instruction: true },
-    { role_subtask: false, tool_role: false, tool_instruction: false },
-  ]);
+  t.same(
+    strict.bindings.map((b) => b.pass),
+    [
+      { role_subtask: false, tool_role: false, tool_instruction: true },
+      { role_subtask: false, tool_role: false, tool_instruction: false },
+    ],
+  );
 });
 
 t.test('no tool anywhere: TBQ 0 and no embedding call', async (t) => {
@@ -84,7 +87,10 @@ t.test('with the USE-lite encoder: the example plan binds well, a nonsense instr
   t.ok(r.quality >= 0.8, `quality ${r.quality}`);
   for (const b of r.bindings) for (const c of Object.values(b.cosines)) t.ok(c !== null && c > -1 && c < 1);
 
-  const odd = { ...EXAMPLE_PLAN, steps: EXAMPLE_PLAN.steps.map((s) => (s.id === 'st8' ? { ...s, instruction: 'Bake a chocolate cake for the birthday party.' } : s)) };
+  const odd = {
+    ...EXAMPLE_PLAN,
+    steps: EXAMPLE_PLAN.steps.map((s) => (s.id === 'st8' ? { ...s, instruction: 'Bake a chocolate cake for the birthday party.' } : s)),
+  };
   const before = r.bindings.find((b) => b.step === 'st8')!.cosines.tool_instruction!;
   const after = (await toolBindingQuality(odd, DEFAULT_RESOLVED, embed)).bindings.find((b) => b.step === 'st8')!.cosines.tool_instruction!;
   t.ok(after < before - 0.2, `cos(FileReadTool, instruction): ${before.toFixed(3)} → ${after.toFixed(3)}`);

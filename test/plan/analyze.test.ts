@@ -41,7 +41,11 @@ t.test('a cycle inside a declared bounded loop is not a cycle; an unbounded loop
   );
   for (const bad of [0, -1, 2.5, null]) {
     const v = analyzePlan({ ...basePlan(), loops: [{ nodes: ['c'], max_iterations: bad }] }, DEFAULT_RESOLVED).violations;
-    t.same(v.map((x) => x.code), ['unbounded_loop'], `max_iterations ${bad}`);
+    t.same(
+      v.map((x) => x.code),
+      ['unbounded_loop'],
+      `max_iterations ${bad}`,
+    );
   }
 });
 

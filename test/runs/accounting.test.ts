@@ -11,7 +11,11 @@ const address = app.server.address();
 const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(base + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(base + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
   return JSON.parse(text) as unknown;
@@ -62,7 +66,10 @@ t.test('a step split over concurrent requests, with retries, gives bit-identical
     s.map((r) => [r.step, r.plans, r.gated, r.mean, r.weights, r.ema, r.weights_after]),
     w.map((r) => [r.step, r.plans, r.gated, r.mean, r.weights, r.ema, r.weights_after]),
   );
-  t.ok(s.every((r) => r.requests >= 4), 'each split step really arrived in several requests');
+  t.ok(
+    s.every((r) => r.requests >= 4),
+    'each split step really arrived in several requests',
+  );
 });
 
 t.test('mini-GRPO, 300 steps, personalization lagging: weight flows to it, as recomputed from the history', async (t) => {
@@ -75,7 +82,10 @@ t.test('mini-GRPO, 300 steps, personalization lagging: weight flows to it, as re
   const run = (await app.inject({ method: 'GET', url: '/runs/lag' })).json<RunView>();
   const history = (await app.inject({ method: 'GET', url: '/runs/lag/history?limit=1000' })).json<{ rows: HistoryRow[] }>().rows;
   t.equal(history.length, 300);
-  t.same(history.filter((r) => r.refreshed).map((r) => r.step), [50, 150, 250]);
+  t.same(
+    history.filter((r) => r.refreshed).map((r) => r.step),
+    [50, 150, 250],
+  );
 
   // Independent recomputation from the recorded step means (PersonalPlan A.1), not using the service's code.
   const c = run.config;
@@ -93,11 +103,20 @@ t.test('mini-GRPO, 300 steps, personalization lagging: weight flows to it, as re
       const sum = raw.reduce((a, b) => a + b, 0);
       w = raw.map((x) => x / sum);
     }
-    t.ok([row.ema.struct, row.ema.pers, row.ema.ped].every((x, i) => Math.abs(x - m![i]!) < 1e-12), `EMA after step ${row.step}`);
+    t.ok(
+      [row.ema.struct, row.ema.pers, row.ema.ped].every((x, i) => Math.abs(x - m![i]!) < 1e-12),
+      `EMA after step ${row.step}`,
+    );
   }
-  t.ok([run.weights.struct, run.weights.pers, run.weights.ped].every((x, i) => Math.abs(x - w[i]!) < 1e-12), 'final weights match');
+  t.ok(
+    [run.weights.struct, run.weights.pers, run.weights.ped].every((x, i) => Math.abs(x - w[i]!) < 1e-12),
+    'final weights match',
+  );
   const refreshes = history.filter((r) => r.refreshed);
-  t.ok(refreshes.every((r) => r.weights_after.pers > r.weights.pers), 'each refresh moves weight toward personalization');
+  t.ok(
+    refreshes.every((r) => r.weights_after.pers > r.weights.pers),
+    'each refresh moves weight toward personalization',
+  );
   t.ok(run.weights.pers > 0.4 && run.weights.struct < 1 / 3, `final weights ${JSON.stringify(run.weights)}`);
   t.ok(run.ema!.pers < 0.2, `personalization lagged: EMA ${run.ema!.pers}`);
 });

@@ -18,135 +18,168 @@ const send = async (ledger: RunLedger, run: string, step: number | undefined, ra
 };
 
 for (const engine of ENGINES) {
-t.test(engine, async (t) => {
-  t.test('a step folds in once, when a later step arrives, from the mean over all its plans', async (t) => {
-    const { ledger, store } = await fresh(engine);
-    t.teardown(() => store.close());
-    await ledger.configure('r', { t_warm: 0, t_refresh: 1 });
-    await send(ledger, 'r', 0, [v(1, 0, 0.5), v(0.5, 0, 0.5)], 1);
-    await send(ledger, 'r', 0, [v(0, 0.25, 1)]);
-    t.equal((await ledger.get('r'))!.open_step?.plans, 3);
-    t.equal((await ledger.get('r'))!.last_finalized_step, null);
-    const { finalized } = await send(ledger, 'r', 1, [v(1, 1, 1)]);
-    t.equal(finalized.length, 1);
-    const row = finalized[0]!;
-    t.same(row.mean, v(orderIndependentMean([1, 0.5, 0]), orderIndependentMean([0, 0, 0.25]), orderIndependentMean([0.5, 0.5, 1])));
-    t.same([row.step, row.plans, row.gated, row.requests, row.gated_fraction], [0, 3, 1, 2, 1 / 3]);
-    t.same(row.weights, INITIAL_WEIGHTS, 'step 0 composed with w₀');
-    t.same(row.ema, row.mean, 'EMA initialized with the first step mean');
-    t.equal(row.refreshed, true);
-    t.not(row.weights_after.pers, INITIAL_WEIGHTS.pers);
-    t.same((await ledger.get('r'))!.weights, row.weights_after);
-    t.same((await send(ledger, 'r', 1, [v(1, 1, 1)])).ticket.weights, row.weights_after, 'step 1 began once step 0 was finalized, with the refreshed weights');
-  });
+  t.test(engine, async (t) => {
+    t.test('a step folds in once, when a later step arrives, from the mean over all its plans', async (t) => {
+      const { ledger, store } = await fresh(engine);
+      t.teardown(() => store.close());
+      await ledger.configure('r', { t_warm: 0, t_refresh: 1 });
+      await send(ledger, 'r', 0, [v(1, 0, 0.5), v(0.5, 0, 0.5)], 1);
+      await send(ledger, 'r', 0, [v(0, 0.25, 1)]);
+      t.equal((await ledger.get('r'))!.open_step?.plans, 3);
+      t.equal((await ledger.get('r'))!.last_finalized_step, null);
+      const { finalized } = await send(ledger, 'r', 1, [v(1, 1, 1)]);
+      t.equal(finalized.length, 1);
+      const row = finalized[0]!;
+      t.same(row.mean, v(orderIndependentMean([1, 0.5, 0]), orderIndependentMean([0, 0, 0.25]), orderIndependentMean([0.5, 0.5, 1])));
+      t.same([row.step, row.plans, row.gated, row.requests, row.gated_fraction], [0, 3, 1, 2, 1 / 3]);
+      t.same(row.weights, INITIAL_WEIGHTS, 'step 0 composed with w₀');
+      t.same(row.ema, row.mean, 'EMA initialized with the first step mean');
+      t.equal(row.refreshed, true);
+      t.not(row.weights_after.pers, INITIAL_WEIGHTS.pers);
+      t.same((await ledger.get('r'))!.weights, row.weights_after);
+      t.same(
+        (await send(ledger, 'r', 1, [v(1, 1, 1)])).ticket.weights,
+        row.weights_after,
+        'step 1 began once step 0 was finalized, with the refreshed weights',
+      );
+    });
 
-  t.test('every plan of a step uses the weights in force when the step began', async (t) => {
-    const { ledger, store } = await fresh(engine);
-    t.teardown(() => store.close());
-    await ledger.configure('r', { t_warm: 0, t_refresh: 1 });
-    await send(ledger, 'r', 0, [v(1, 0, 1)]);
-    const opening = (await send(ledger, 'r', 1, [v(1, 0, 1)])).ticket;
-    t.notSame(opening.weights, INITIAL_WEIGHTS, 'step 1 began after step 0 refreshed the weights');
-    const joining = (await send(ledger, 'r', 1, [v(0, 0, 0)])).ticket;
-    t.same(joining.weights, opening.weights);
-    t.equal(joining.status, 'open');
-  });
+    t.test('every plan of a step uses the weights in force when the step began', async (t) => {
+      const { ledger, store } = await fresh(engine);
+      t.teardown(() => store.close());
+      await ledger.configure('r', { t_warm: 0, t_refresh: 1 });
+      await send(ledger, 'r', 0, [v(1, 0, 1)]);
+      const opening = (await send(ledger, 'r', 1, [v(1, 0, 1)])).ticket;
+      t.notSame(opening.weights, INITIAL_WEIGHTS, 'step 1 began after step 0 refreshed the weights');
+      const joining = (await send(ledger, 'r', 1, [v(0, 0, 0)])).ticket;
+      t.same(joining.weights, opening.weights);
+      t.equal(joining.status, 'open');
+    });
 
-  t.test('late requests: scored with their step weights, reported, never folded in', async (t) => {
-    const { ledger, store } = await fresh(engine);
-    t.teardown(() => store.close());
-    await ledger.configure('r', { t_warm: 0, t_refresh: 1 });
-    await send(ledger, 'r', 0, [v(1, 0, 1)]);
-    await send(ledger, 'r', 2, [v(1, 0, 1)]);
-    const w2 = (await ledger.get('r'))!.open_step!.weights;
-    await send(ledger, 'r', 3, [v(1, 0, 1)]);
-    const before = (await ledger.get('r'))!;
-    const late0 = (await send(ledger, 'r', 0, [v(0, 0, 0)])).ticket;
-    t.same([late0.status, late0.counted], ['late', false]);
-    t.same(late0.weights, INITIAL_WEIGHTS);
-    const late1 = (await send(ledger, 'r', 1, [v(0, 0, 0)])).ticket;
-    t.same(late1.weights, w2, 'a skipped step gets the weights in force after the last finalized step before it');
-    t.same((await send(ledger, 'r', 2, [v(0, 0, 0), v(0, 0, 0)])).ticket.weights, w2);
-    const after = (await ledger.get('r'))!;
-    t.same([after.ema, after.weights, after.last_finalized_step], [before.ema, before.weights, before.last_finalized_step]);
-    const rows = (await ledger.history('r', 0, 10)).rows;
-    t.same(rows.map((r) => [r.step, r.late_plans]), [[0, 1], [2, 2]]);
-  });
+    t.test('late requests: scored with their step weights, reported, never folded in', async (t) => {
+      const { ledger, store } = await fresh(engine);
+      t.teardown(() => store.close());
+      await ledger.configure('r', { t_warm: 0, t_refresh: 1 });
+      await send(ledger, 'r', 0, [v(1, 0, 1)]);
+      await send(ledger, 'r', 2, [v(1, 0, 1)]);
+      const w2 = (await ledger.get('r'))!.open_step!.weights;
+      await send(ledger, 'r', 3, [v(1, 0, 1)]);
+      const before = (await ledger.get('r'))!;
+      const late0 = (await send(ledger, 'r', 0, [v(0, 0, 0)])).ticket;
+      t.same([late0.status, late0.counted], ['late', false]);
+      t.same(late0.weights, INITIAL_WEIGHTS);
+      const late1 = (await send(ledger, 'r', 1, [v(0, 0, 0)])).ticket;
+      t.same(late1.weights, w2, 'a skipped step gets the weights in force after the last finalized step before it');
+      t.same((await send(ledger, 'r', 2, [v(0, 0, 0), v(0, 0, 0)])).ticket.weights, w2);
+      const after = (await ledger.get('r'))!;
+      t.same([after.ema, after.weights, after.last_finalized_step], [before.ema, before.weights, before.last_finalized_step]);
+      const rows = (await ledger.history('r', 0, 10)).rows;
+      t.same(
+        rows.map((r) => [r.step, r.late_plans]),
+        [
+          [0, 1],
+          [2, 2],
+        ],
+      );
+    });
 
-  t.test('without a step, each request is its own step; samples_per_step groups step-less plans', async (t) => {
-    const { ledger, store } = await fresh(engine);
-    t.teardown(() => store.close());
-    const a = await send(ledger, 'auto', undefined, [v(1, 1, 1)]);
-    const b = await send(ledger, 'auto', undefined, [v(0, 0, 0)]);
-    t.same([a.ticket.step, a.ticket.status, a.finalized.length], [0, 'auto', 1]);
-    t.same([b.ticket.step, b.finalized.map((r) => r.step)], [1, [1]]);
+    t.test('without a step, each request is its own step; samples_per_step groups step-less plans', async (t) => {
+      const { ledger, store } = await fresh(engine);
+      t.teardown(() => store.close());
+      const a = await send(ledger, 'auto', undefined, [v(1, 1, 1)]);
+      const b = await send(ledger, 'auto', undefined, [v(0, 0, 0)]);
+      t.same([a.ticket.step, a.ticket.status, a.finalized.length], [0, 'auto', 1]);
+      t.same([b.ticket.step, b.finalized.map((r) => r.step)], [1, [1]]);
 
-    await ledger.configure('chunked', { samples_per_step: 3 });
-    const steps = [];
-    for (const n of [1, 1, 2, 1]) steps.push(await send(ledger, 'chunked', undefined, Array.from({ length: n }, () => v(1, 0, 0))));
-    t.same(steps.map((s) => s.ticket.step), [0, 0, 0, 1]);
-    t.same(steps.map((s) => s.finalized.map((r) => [r.step, r.plans])), [[], [], [[0, 4]], []]);
-    t.equal((await ledger.get('chunked'))!.open_step?.plans, 1);
-    t.same((await ledger.finalize('chunked')).finalized?.plans, 1, 'explicit finalize closes the open step');
-    t.equal((await ledger.finalize('chunked')).finalized, null, 'nothing left to finalize');
-  });
+      await ledger.configure('chunked', { samples_per_step: 3 });
+      const steps = [];
+      for (const n of [1, 1, 2, 1])
+        steps.push(
+          await send(
+            ledger,
+            'chunked',
+            undefined,
+            Array.from({ length: n }, () => v(1, 0, 0)),
+          ),
+        );
+      t.same(
+        steps.map((s) => s.ticket.step),
+        [0, 0, 0, 1],
+      );
+      t.same(
+        steps.map((s) => s.finalized.map((r) => [r.step, r.plans])),
+        [[], [], [[0, 4]], []],
+      );
+      t.equal((await ledger.get('chunked'))!.open_step?.plans, 1);
+      t.same((await ledger.finalize('chunked')).finalized?.plans, 1, 'explicit finalize closes the open step');
+      t.equal((await ledger.finalize('chunked')).finalized, null, 'nothing left to finalize');
+    });
 
-  t.test('a transaction that fails leaves nothing behind', async (t) => {
-    const { ledger, store } = await fresh(engine);
-    t.teardown(() => store.close());
-    await t.rejects(
-      store.withRun('r', async (tx) => {
-        await tx.saveRun({ id: 'r', config: DEFAULT_RUN_CONFIG, weights: INITIAL_WEIGHTS, ema: null, last_finalized_step: null, finalized_steps: 0, created_at: 'a', updated_at: 'a' });
-        await tx.saveOpenStep({ step: 5, auto: false, weights: INITIAL_WEIGHTS, plans: 1, gated: 0, requests: 1 });
-        await tx.addValues(5, [v(1, 1, 1)]);
-        throw new Error('scoring failed');
-      }),
-      /scoring failed/,
-    );
-    t.equal(await ledger.get('r'), null, 'neither the run nor its open step');
-    await send(ledger, 'r', 6, [v(1, 1, 1)]);
-    t.same((await ledger.finalize('r')).finalized?.step, 6);
-  });
+    t.test('a transaction that fails leaves nothing behind', async (t) => {
+      const { ledger, store } = await fresh(engine);
+      t.teardown(() => store.close());
+      await t.rejects(
+        store.withRun('r', async (tx) => {
+          await tx.saveRun({
+            id: 'r',
+            config: DEFAULT_RUN_CONFIG,
+            weights: INITIAL_WEIGHTS,
+            ema: null,
+            last_finalized_step: null,
+            finalized_steps: 0,
+            created_at: 'a',
+            updated_at: 'a',
+          });
+          await tx.saveOpenStep({ step: 5, auto: false, weights: INITIAL_WEIGHTS, plans: 1, gated: 0, requests: 1 });
+          await tx.addValues(5, [v(1, 1, 1)]);
+          throw new Error('scoring failed');
+        }),
+        /scoring failed/,
+      );
+      t.equal(await ledger.get('r'), null, 'neither the run nor its open step');
+      await send(ledger, 'r', 6, [v(1, 1, 1)]);
+      t.same((await ledger.finalize('r')).finalized?.step, 6);
+    });
 
-  t.test('the open step and receipts survive a reopened store, bit for bit; the run continues as if uninterrupted', async (t) => {
-    const config = { t_warm: 1, t_refresh: 2, alpha: 0.3 };
-    const raws = (s: number) => [v(Math.sin(s) ** 2, 1 / (s + 3), 0.1 * s), v(Math.cos(s) ** 2, 1 / (s + 7), 0.3)];
-    const a = await fresh(engine);
-    const b = await fresh(engine);
-    t.teardown(() => b.store.close());
-    await a.ledger.configure('r', config);
-    await b.ledger.configure('r', config);
-    for (let s = 0; s < 9; s++) {
-      await send(a.ledger, 'r', s, raws(s));
-      await send(b.ledger, 'r', s, raws(s));
-    }
-    const counted = await a.ledger.count('r', 8, { raws: raws(80), gated: 1 }, 10, { key: 'k', fingerprint: 'f' });
-    await send(b.ledger, 'r', 8, raws(80), 1);
-    const before = (await a.ledger.get('r'))!;
-    await a.store.close();
-    const reopened = await fresh(engine, a.settings);
-    t.teardown(() => reopened.store.close());
-    const after = (await reopened.ledger.get('r'))!;
-    t.same(after, before, 'configuration, weights, EMA, counters and the open step');
-    t.same(after.open_step, { step: 8, plans: 4, gated: 1, requests: 2, weights: before.open_step!.weights });
-    const retry = await reopened.ledger.count('r', 8, { raws: raws(80), gated: 1 }, 10, { key: 'k', fingerprint: 'f' });
-    t.equal(retry.kind, 'replay', 'the receipt outlived the store');
-    if (retry.kind === 'replay' && counted.kind === 'counted') t.same(retry.receipt.run, counted.run);
-    t.equal((await reopened.ledger.count('r', 8, { raws: [], gated: 0 }, 10, { key: 'k', fingerprint: 'other' })).kind, 'conflict');
-    await send(reopened.ledger, 'r', 9, raws(9));
-    await send(b.ledger, 'r', 9, raws(9));
-    const strip = (rows: { finalized_at: string }[]) => rows.map((r) => ({ ...r, finalized_at: '' }));
-    t.same(strip((await reopened.ledger.history('r', 0, 100)).rows), strip((await b.ledger.history('r', 0, 100)).rows));
-    for (const k of ['struct', 'pers', 'ped'] as const) t.equal((await reopened.ledger.get('r'))!.weights[k], (await b.ledger.get('r'))!.weights[k]);
-  });
+    t.test('the open step and receipts survive a reopened store, bit for bit; the run continues as if uninterrupted', async (t) => {
+      const config = { t_warm: 1, t_refresh: 2, alpha: 0.3 };
+      const raws = (s: number) => [v(Math.sin(s) ** 2, 1 / (s + 3), 0.1 * s), v(Math.cos(s) ** 2, 1 / (s + 7), 0.3)];
+      const a = await fresh(engine);
+      const b = await fresh(engine);
+      t.teardown(() => b.store.close());
+      await a.ledger.configure('r', config);
+      await b.ledger.configure('r', config);
+      for (let s = 0; s < 9; s++) {
+        await send(a.ledger, 'r', s, raws(s));
+        await send(b.ledger, 'r', s, raws(s));
+      }
+      const counted = await a.ledger.count('r', 8, { raws: raws(80), gated: 1 }, 10, { key: 'k', fingerprint: 'f' });
+      await send(b.ledger, 'r', 8, raws(80), 1);
+      const before = (await a.ledger.get('r'))!;
+      await a.store.close();
+      const reopened = await fresh(engine, a.settings);
+      t.teardown(() => reopened.store.close());
+      const after = (await reopened.ledger.get('r'))!;
+      t.same(after, before, 'configuration, weights, EMA, counters and the open step');
+      t.same(after.open_step, { step: 8, plans: 4, gated: 1, requests: 2, weights: before.open_step!.weights });
+      const retry = await reopened.ledger.count('r', 8, { raws: raws(80), gated: 1 }, 10, { key: 'k', fingerprint: 'f' });
+      t.equal(retry.kind, 'replay', 'the receipt outlived the store');
+      if (retry.kind === 'replay' && counted.kind === 'counted') t.same(retry.receipt.run, counted.run);
+      t.equal((await reopened.ledger.count('r', 8, { raws: [], gated: 0 }, 10, { key: 'k', fingerprint: 'other' })).kind, 'conflict');
+      await send(reopened.ledger, 'r', 9, raws(9));
+      await send(b.ledger, 'r', 9, raws(9));
+      const strip = (rows: { finalized_at: string }[]) => rows.map((r) => ({ ...r, finalized_at: '' }));
+      t.same(strip((await reopened.ledger.history('r', 0, 100)).rows), strip((await b.ledger.history('r', 0, 100)).rows));
+      for (const k of ['struct', 'pers', 'ped'] as const) t.equal((await reopened.ledger.get('r'))!.weights[k], (await b.ledger.get('r'))!.weights[k]);
+    });
 
-  t.test('a changed λ_hard is caught at counting time, not silently used', async (t) => {
-    const { ledger, store } = await fresh(engine);
-    t.teardown(() => store.close());
-    await ledger.configure('r', { lambda_hard: 3 });
-    const c = await ledger.count('r', 0, { raws: [v(1, 1, 1)], gated: 0 }, 10);
-    t.same(c, { kind: 'stale', defaults: { lambda_hard: 3, epsilon: 1e-6, tau: 1e-6, ddof: 0 } });
-    t.equal((await ledger.get('r'))!.open_step, null, 'nothing counted');
+    t.test('a changed λ_hard is caught at counting time, not silently used', async (t) => {
+      const { ledger, store } = await fresh(engine);
+      t.teardown(() => store.close());
+      await ledger.configure('r', { lambda_hard: 3 });
+      const c = await ledger.count('r', 0, { raws: [v(1, 1, 1)], gated: 0 }, 10);
+      t.same(c, { kind: 'stale', defaults: { lambda_hard: 3, epsilon: 1e-6, tau: 1e-6, ddof: 0 } });
+      t.equal((await ledger.get('r'))!.open_step, null, 'nothing counted');
+    });
   });
-});
 }

@@ -17,7 +17,10 @@ t.test('postgres: three replicas opening a fresh database at once migrate it exa
   await c.connect();
   t.teardown(() => c.end());
   const { rows } = await c.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
-  t.same(rows.map((r) => r.version), [1]);
+  t.same(
+    rows.map((r) => r.version),
+    [1],
+  );
   t.equal(await stores[2]!.getRun('none'), null, 'every replica can read the schema');
 });
 
@@ -44,8 +47,14 @@ t.test('sqlite: a schema-1 state file (runs and history only) is upgraded with i
   const check = new Database(join(dir, 'runs.sqlite'), { readonly: true });
   t.teardown(() => check.close());
   t.equal(check.pragma('user_version', { simple: true }), 2);
-  const tables = check.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name);
-  t.same(tables.filter((n) => !n.startsWith('sqlite_')), ['history', 'open_steps', 'receipts', 'runs', 'step_values']);
+  const tables = check
+    .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    .all()
+    .map((r) => r.name);
+  t.same(
+    tables.filter((n) => !n.startsWith('sqlite_')),
+    ['history', 'open_steps', 'receipts', 'runs', 'step_values'],
+  );
 });
 
 t.test('a state database newer than the service stops it at start', async (t) => {

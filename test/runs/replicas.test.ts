@@ -56,7 +56,11 @@ for (const engine of ENGINES) {
     const state = await stateSettings(engine);
     const replicas: Service[] = [];
     for (let i = 0; i < 3; i++) replicas.push(await startService({ ...state, WORKERS: '1' }));
-    t.teardown(() => replicas.forEach((r) => r.child.kill('SIGKILL')));
+    t.teardown(() =>
+      replicas.forEach((r) => {
+        r.child.kill('SIGKILL');
+      }),
+    );
 
     await post(replicas[0]!.base, '/runs/r', CONFIG);
     const killAt = 30;

@@ -21,7 +21,8 @@ for (const engine of ENGINES) {
     const first = await startService({ ...state, WORKERS: '1' });
     t.teardown(() => first.child.kill('SIGKILL'));
     await call(first.base, 'PUT', '/runs/k', { t_warm: 1, t_refresh: 2, alpha: 0.3 });
-    for (let step = 0; step < 12; step++) await call(first.base, 'POST', '/score-plan', { ...EXAMPLE_SCORE_REQUEST, run_id: 'k', step }, { 'idempotency-key': `s${step}` });
+    for (let step = 0; step < 12; step++)
+      await call(first.base, 'POST', '/score-plan', { ...EXAMPLE_SCORE_REQUEST, run_id: 'k', step }, { 'idempotency-key': `s${step}` });
     // Step-less requests in another run: the service numbers their steps.
     const auto = await call(first.base, 'POST', '/score-plan', { ...EXAMPLE_SCORE_REQUEST, run_id: 'auto' }, { 'idempotency-key': 'a0' });
     const before = (await call(first.base, 'GET', '/runs/k')) as unknown as RunView;
@@ -45,6 +46,10 @@ for (const engine of ENGINES) {
 
     const fresh = await call(second.base, 'POST', '/score-plan', { ...EXAMPLE_SCORE_REQUEST, run_id: 'k', step: 12 });
     const folded = (fresh.run as { finalized: { step: number; requests: number; plans: number }[] }).finalized;
-    t.same(folded.map((r) => [r.step, r.requests, r.plans]), [[11, 1, 3]], 'step 11 folds in once, whole');
+    t.same(
+      folded.map((r) => [r.step, r.requests, r.plans]),
+      [[11, 1, 3]],
+      'step 11 folds in once, whole',
+    );
   });
 }

@@ -38,7 +38,10 @@ t.test('a turn whose signal aborts while waiting gives up without running, and f
 
 t.test('a failing turn releases the next one', async (t) => {
   const turns = new RunTurns();
-  await t.rejects(turns.inTurn('r', undefined, () => Promise.reject(new Error('boom'))), /boom/);
+  await t.rejects(
+    turns.inTurn('r', undefined, () => Promise.reject(new Error('boom'))),
+    /boom/,
+  );
   t.equal(await turns.inTurn('r', undefined, () => 1), 1);
   await t.rejects(untilAborted(new Promise(() => undefined), AbortSignal.abort(new Error('gone'))), /gone/);
 });

@@ -5,7 +5,10 @@ type Json = unknown;
 
 function paths(value: Json, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
   out.push(prefix);
-  if (Array.isArray(value)) value.forEach((v, i) => paths(v, [...prefix, i], out));
+  if (Array.isArray(value))
+    value.forEach((v, i) => {
+      paths(v, [...prefix, i], out);
+    });
   else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) paths(v, [...prefix, k], out);
   return out;
 }
@@ -32,7 +35,10 @@ function apply(root: Json, path: (string | number)[], op: 'set' | 'delete', valu
 
 /** The example plan with 1–4 random edits: values replaced by arbitrary JSON, or fields deleted. */
 export const mutatedPlan = fc
-  .array(fc.tuple(fc.nat(ALL_PATHS.length - 1), fc.constantFrom<'set' | 'delete'>('set', 'delete'), fc.jsonValue({ maxDepth: 3 })), { minLength: 1, maxLength: 4 })
+  .array(fc.tuple(fc.nat(ALL_PATHS.length - 1), fc.constantFrom<'set' | 'delete'>('set', 'delete'), fc.jsonValue({ maxDepth: 3 })), {
+    minLength: 1,
+    maxLength: 4,
+  })
   .map((edits) => edits.reduce<Json>((plan, [i, op, v]) => apply(plan, ALL_PATHS[i]!, op, v), EXAMPLE_PLAN));
 
 /** Plan text as a model might emit it, possibly truncated or wrapped in prose. */

@@ -31,7 +31,13 @@ export async function startOpenAiStub(respond: (call: StubCall, n: number) => { 
         inFlight--;
         if (res.destroyed) return;
         res.writeHead(r.status ?? 200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: `c${calls.length}`, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: r.content ?? '' }, finish_reason: 'stop' }] }));
+        res.end(
+          JSON.stringify({
+            id: `c${calls.length}`,
+            object: 'chat.completion',
+            choices: [{ index: 0, message: { role: 'assistant', content: r.content ?? '' }, finish_reason: 'stop' }],
+          }),
+        );
       }, r.delayMs ?? 5);
     });
   });

@@ -21,7 +21,9 @@ export async function startService(env: Record<string, string>): Promise<Service
   const waiters: Array<() => void> = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {
     lines.push(JSON.parse(line) as Record<string, unknown>);
-    waiters.splice(0).forEach((w) => w());
+    waiters.splice(0).forEach((w) => {
+      w();
+    });
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const waitForLine = async (pred: (l: Record<string, unknown>) => boolean) => {

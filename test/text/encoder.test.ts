@@ -15,7 +15,10 @@ t.test('USE-lite: 512-d unit vectors that put paraphrases close and unrelated te
   t.ok(Math.abs(norm - 1) < 1e-5, 'L2-normalized');
   t.ok(cosine(guitar!, strum!) > 0.5, `paraphrase ${cosine(guitar!, strum!)}`);
   t.ok(cosine(guitar!, market!) < 0.2, `unrelated ${cosine(guitar!, market!)}`);
-  t.same(cosineMatrix([guitar!], [guitar!, market!]).map((r) => r.map((x) => Math.round(x * 1e4) / 1e4)), [[1, Math.round(cosine(guitar!, market!) * 1e4) / 1e4]]);
+  t.same(
+    cosineMatrix([guitar!], [guitar!, market!]).map((r) => r.map((x) => Math.round(x * 1e4) / 1e4)),
+    [[1, Math.round(cosine(guitar!, market!) * 1e4) / 1e4]],
+  );
 });
 
 t.test('USE-lite: cache, order, duplicates and batches', async (t) => {
@@ -71,7 +74,9 @@ t.test('bring your own: a Hugging Face-style directory, mean pooling over the ma
   const n = Math.sqrt(mean.reduce((a, x) => a + x * x, 0));
   const [got, other, again] = await enc.embed([text, 'the student asks a question ?', text]);
   t.equal(got!.length, 8);
-  got!.forEach((x, k) => t.ok(Math.abs(x - mean[k]! / n) < 1e-5, `dim ${k}`));
+  got!.forEach((x, k) => {
+    t.ok(Math.abs(x - mean[k]! / n) < 1e-5, `dim ${k}`);
+  });
   t.ok(cosine(got!, other!) < 0.9999);
   t.equal(again, got);
   // Batches of 2 with different lengths: padding must not leak into the mean.
@@ -83,7 +88,15 @@ t.test('bring your own: a Hugging Face-style directory, mean pooling over the ma
 
 t.test('commuting pieces are ordered longest first; other pieces keep their order', async (t) => {
   const { longestFirstTies } = await import('../../src/text/encoder.js');
-  const pieces = new Map([[1, 'M'], [2, 'm'], [3, 'mm'], [4, 'mmm'], [5, 'ab'], [6, 'abab'], [7, 'x']]);
+  const pieces = new Map([
+    [1, 'M'],
+    [2, 'm'],
+    [3, 'mm'],
+    [4, 'mmm'],
+    [5, 'ab'],
+    [6, 'abab'],
+    [7, 'x'],
+  ]);
   t.same(longestFirstTies([1, 2, 3, 7], pieces), [1, 3, 2, 7]);
   t.same(longestFirstTies([2, 3, 4, 2], pieces), [4, 3, 2, 2]);
   t.same(longestFirstTies([5, 6, 7, 5], pieces), [6, 5, 7, 5]);

@@ -22,7 +22,9 @@ t.test('embeddings: mean cosine ≥ 0.999 and minimum ≥ 0.995 against TensorFl
   const cosines: number[] = [];
   for (let i = 0; i < sentences.length; i += 32) {
     const ref = await reference.embed(sentences.slice(i, i + 32));
-    ref.forEach((r, j) => cosines.push(cosine(ours[i + j]!, r)));
+    ref.forEach((r, j) => {
+      cosines.push(cosine(ours[i + j]!, r));
+    });
   }
   const mean = cosines.reduce((a, b) => a + b, 0) / cosines.length;
   t.ok(mean >= 0.999, `mean cosine over ${cosines.length} sentences: ${mean}`);

@@ -1,13 +1,5 @@
 import t, { type Test } from 'tap';
-import {
-  type BktParams,
-  DEFAULT_PARAMS,
-  pCorrect,
-  posterior,
-  trace,
-  transition,
-  validateParams,
-} from '../../src/tracing/bkt.js';
+import { type BktParams, DEFAULT_PARAMS, pCorrect, posterior, trace, transition, validateParams } from '../../src/tracing/bkt.js';
 
 const P: BktParams = { prior: 0.3, learn: 0.2, guess: 0.1, slip: 0.1, forget: 0 };
 

@@ -82,13 +82,7 @@ function bruteForceIteration(seqs: boolean[][], p: BktParams): { logLikelihood: 
 }
 
 t.test('one EM iteration equals brute-force enumeration of hidden paths', async (t) => {
-  const seqs = [
-    [true, false, true, true],
-    [false, false, true],
-    [false],
-    [true, true],
-    [false, true, false, true],
-  ];
+  const seqs = [[true, false, true, true], [false, false, true], [false], [true, true], [false, true, false, true]];
   const start: BktParams = { prior: 0.35, learn: 0.2, guess: 0.25, slip: 0.15, forget: 0.1 };
   const wide = { maxGuess: 0.49, maxSlip: 0.49 };
   const ref = bruteForceIteration(seqs, start);
@@ -126,7 +120,10 @@ t.test('EM recovers generating parameters within ±0.05 from 2,000 synthetic lea
     }
     t.equal(fit.params.forget, 0, 'forget stays 0 without forgets');
     t.equal(fit.sequences, 2000);
-    t.equal(fit.observations, seqs.reduce((s, x) => s + x.length, 0));
+    t.equal(
+      fit.observations,
+      seqs.reduce((s, x) => s + x.length, 0),
+    );
     t.equal(fit.restarts, FIT_DEFAULTS.restarts);
     // The optimum is at least as likely as the truth (which is one point EM could have found).
     t.ok(fit.logLikelihood >= logLikelihood(seqs, truth), 'fit at least as likely as the truth');
@@ -168,7 +165,10 @@ t.test('log-likelihood never decreases across EM iterations of any restart', asy
 t.test('stopping: tolerance and iteration budget', async (t) => {
   const seqs = simulate(TRUTHS[1]!, 300, 10, 20, 21);
   const capped = fitSkill(seqs, { history: true, maxIterations: 3 });
-  t.ok(capped.history!.every((h) => h.length === 3), 'budget of 3 E-steps');
+  t.ok(
+    capped.history!.every((h) => h.length === 3),
+    'budget of 3 E-steps',
+  );
   t.equal(capped.iterations, 3);
   const loose = fitSkill(seqs, { history: true, tolerance: 1 });
   for (const h of loose.history!) {
@@ -208,16 +208,39 @@ t.test('fitBySkill groups by skill then user and orders answers', async (t) => {
   t.same(
     [...groupBySkill(rows)],
     [
-      ['frac', [[true, false, false], [false, true]]],
+      [
+        'frac',
+        [
+          [true, false, false],
+          [false, true],
+        ],
+      ],
       ['dec', [[true]]],
     ],
   );
   const unordered = rows.map(({ order: _order, ...rest }) => rest);
-  t.same(groupBySkill(unordered).get('frac'), [[false, true, false], [true, false]], 'input order without order');
+  t.same(
+    groupBySkill(unordered).get('frac'),
+    [
+      [false, true, false],
+      [true, false],
+    ],
+    'input order without order',
+  );
 
   const fits = fitBySkill(rows, { restarts: 2 });
   t.same([...fits.keys()], ['frac', 'dec']);
-  t.same(fits.get('frac'), fitSkill([[true, false, false], [false, true]], { restarts: 2 }), 'same as fitSkill');
+  t.same(
+    fits.get('frac'),
+    fitSkill(
+      [
+        [true, false, false],
+        [false, true],
+      ],
+      { restarts: 2 },
+    ),
+    'same as fitSkill',
+  );
   t.equal(fits.get('dec')?.observations, 1);
 });
 

@@ -18,16 +18,32 @@ function evidence(p: Pair, turn: number, kcId: string) {
 t.test('identifiers a KC is named by', async (t) => {
   const kc = (text: string, kind: KnowledgeComponent['kind']): KnowledgeComponent => ({ id: 'k', text, kind });
   t.same(kcIdentifiers(kc('sqlite_agent_persistence.SQLiteAgentPersistence.filename', 'dependency')), ['filename']);
-  t.same(kcIdentifiers(kc('Establish a connection using `sqlite3.connect` with `self.filename` as the database file.', 'step')), ['sqlite3.connect', 'filename']);
+  t.same(kcIdentifiers(kc('Establish a connection using `sqlite3.connect` with `self.filename` as the database file.', 'step')), [
+    'sqlite3.connect',
+    'filename',
+  ]);
   t.same(kcIdentifiers(kc('Define a function `plus_eps` that takes a single argument `x`.', 'step')), ['plus_eps'], 'one-letter names are too ambiguous');
   t.same(kcIdentifiers(kc('Return the list of purposes.', 'step')), [], 'a step without code terms is found by meaning only');
 });
 
 t.test('a student who uses a dependency in code is a correct observation; the tutor naming it only teaches', async (t) => {
   const sqlite = pairs[0]!;
-  t.match(evidence(sqlite, 2, 'dep:sqlite_agent_persistence.SQLiteAgentPersistence.filename'), { observation: 'taught', via: 'identifier', matched: ['filename'], strength: 1 });
-  t.match(evidence(sqlite, 3, 'dep:sqlite_agent_persistence.SQLiteAgentPersistence.filename'), { observation: 'correct', via: 'identifier', matched: ['filename'] });
-  t.match(evidence(sqlite, 3, 'step:2'), { observation: 'correct', matched: ['sqlite3.connect', 'filename'], strength: 1 }, '`with sqlite3.connect(self.filename) as conn:`');
+  t.match(evidence(sqlite, 2, 'dep:sqlite_agent_persistence.SQLiteAgentPersistence.filename'), {
+    observation: 'taught',
+    via: 'identifier',
+    matched: ['filename'],
+    strength: 1,
+  });
+  t.match(evidence(sqlite, 3, 'dep:sqlite_agent_persistence.SQLiteAgentPersistence.filename'), {
+    observation: 'correct',
+    via: 'identifier',
+    matched: ['filename'],
+  });
+  t.match(
+    evidence(sqlite, 3, 'step:2'),
+    { observation: 'correct', matched: ['sqlite3.connect', 'filename'], strength: 1 },
+    '`with sqlite3.connect(self.filename) as conn:`',
+  );
   t.equal(evidence(sqlite, 3, 'step:6'), null, 'cursor.fetchall is not in that turn');
   t.match(evidence(sqlite, 9, 'step:6'), { observation: 'correct', matched: ['cursor.fetchall'] });
 });

@@ -27,7 +27,11 @@ t.test('POST /openrlhf/reward speaks the remote reward model protocol', async (t
   const res = await app.inject({
     method: 'POST',
     url: '/openrlhf/reward?run_id=orl',
-    payload: { query: [prompt + JSON.stringify(EXAMPLE_PLAN), prompt + 'not a plan'], prompts: [prompt, prompt], labels: [EXAMPLE_PROFILE, JSON.stringify({ profile: EXAMPLE_PROFILE })] },
+    payload: {
+      query: [prompt + JSON.stringify(EXAMPLE_PLAN), `${prompt}not a plan`],
+      prompts: [prompt, prompt],
+      labels: [EXAMPLE_PROFILE, JSON.stringify({ profile: EXAMPLE_PROFILE })],
+    },
   });
   t.equal(res.statusCode, 200);
   const body = res.json<OpenRlhfResponse>();
@@ -37,7 +41,10 @@ t.test('POST /openrlhf/reward speaks the remote reward model protocol', async (t
   t.ok(pers > 0);
   t.ok(Math.abs(body.rewards[0]! - (w * struct + w * pers + w * ped)) < 1e-12);
   t.equal(body.rewards[1], -10, 'unparseable: 0 on every axis plus R_hard');
-  t.same(body.scores.map((s) => s > 0), [true, false]);
+  t.same(
+    body.scores.map((s) => s > 0),
+    [true, false],
+  );
   t.same(body.extra_logs.gated, [0, 1]);
   t.same(body.extra_logs.step, [0, 0]);
   const run = (await app.inject({ method: 'GET', url: '/runs/orl' })).json<RunView>();
@@ -50,7 +57,11 @@ t.test('samples_per_step groups single-sample requests into steps; length mismat
   await app.inject({ method: 'PUT', url: '/runs/chunk', payload: { samples_per_step: 4 } });
   const steps: number[] = [];
   for (let i = 0; i < 9; i++) {
-    const res = await app.inject({ method: 'POST', url: '/openrlhf/reward?run_id=chunk', payload: { query: [JSON.stringify(EXAMPLE_PLAN)], labels: ['python'] } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/openrlhf/reward?run_id=chunk',
+      payload: { query: [JSON.stringify(EXAMPLE_PLAN)], labels: ['python'] },
+    });
     steps.push(res.json<OpenRlhfResponse>().extra_logs.step[0]!);
   }
   t.same(steps, [0, 0, 0, 0, 1, 1, 1, 1, 2]);
@@ -94,7 +105,13 @@ t.test('profiles as datasets give them: null fields are absent, a list is tags, 
   const scored = await app.inject({
     method: 'POST',
     url: '/score-plan',
-    payload: { run_id: null, groups: [{ query: 'q', profile: full, completions: [plan] }, { query: 'q', profile: ['python', 'pandas'], completions: [plan] }] },
+    payload: {
+      run_id: null,
+      groups: [
+        { query: 'q', profile: full, completions: [plan] },
+        { query: 'q', profile: ['python', 'pandas'], completions: [plan] },
+      ],
+    },
   });
   t.equal(scored.statusCode, 200, scored.body);
   const groups = scored.json<{ groups: { plans: { raw: { pers: number } }[] }[] }>().groups;

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { loadVerifier, type VerifyInput } from '../../src/verify/verifier.js';
+import type { VerifyInput } from '../../src/verify/model.js';
+import { loadVerifier } from '../../src/verify/verifier.js';
 import { useLite } from '../support/encoder.js';
 
 // The shipped verifier, served as the service serves it, must give the scores training computed for the

@@ -9,6 +9,7 @@ export const dialogueNextRoute: FastifyPluginAsyncZod = async (app) => {
     '/dialogue/next',
     {
       schema: {
+        operationId: 'dialogueNext',
         tags: ['WikiHowAgent'],
         summary: "The interaction manager (WikiHowAgent's Algorithm 1): who speaks next, and the new state",
         body: DialogueNextRequestSchema,

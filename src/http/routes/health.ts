@@ -28,17 +28,19 @@ export const ReadySchema = StatusSchema.extend({
     .describe('The worker pool'),
 }).meta({ id: 'Readiness' });
 
-export const healthRoutes = (readiness: Readiness, capabilities: Record<string, Capability<unknown>>, pool: WorkPool): FastifyPluginAsyncZod =>
+export const healthRoutes =
+  (readiness: Readiness, capabilities: Record<string, Capability<unknown>>, pool: WorkPool): FastifyPluginAsyncZod =>
   async (app) => {
     app.get(
       '/health',
-      { schema: { tags: ['service'], summary: 'Liveness: the process is up', response: { 200: HealthSchema } } },
+      { schema: { operationId: 'getHealth', tags: ['service'], summary: 'Liveness: the process is up', response: { 200: HealthSchema } } },
       async () => ({ status: 'ok' as const, uptime_s: process.uptime(), versions: VERSIONS }),
     );
     app.get(
       '/ready',
       {
         schema: {
+          operationId: 'getReady',
           tags: ['service'],
           summary: 'Readiness: the plan scorer passed its start-up self-check, the service is not shutting down and its work queue is not full',
           description: '`ready` is about the core (plan scoring, runs) and the pool; each model-backed capability reports its own state.',
@@ -47,7 +49,10 @@ export const healthRoutes = (readiness: Readiness, capabilities: Record<string, 
       },
       async (_req, reply) => {
         const status = pool.status();
-        const state = readiness.ready && status.saturated ? { ready: false, reason: `saturated: ${status.queued} tasks wait for ${status.workers} workers (MAX_QUEUE=${status.max_queue})` } : readiness;
+        const state =
+          readiness.ready && status.saturated
+            ? { ready: false, reason: `saturated: ${status.queued} tasks wait for ${status.workers} workers (MAX_QUEUE=${status.max_queue})` }
+            : readiness;
         return reply.code(state.ready ? 200 : 503).send({
           ...state,
           capabilities: Object.fromEntries(Object.entries(capabilities).map(([name, c]) => [name, c.status()])),

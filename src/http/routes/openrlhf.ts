@@ -6,14 +6,16 @@ import { scoreSamplesInRun } from '../../runs/score-in-run.js';
 import { samplesOf } from '../../trainers/openrlhf.js';
 import { runDeps, type ScoringContext } from '../context.js';
 import { requestSignal } from '../work/deadline.js';
-import { RequestError } from '../errors.js';
+import { InvalidRequest } from '../errors.js';
 
-export const openRlhfRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
+export const openRlhfRoute =
+  (ctx: ScoringContext): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       '/openrlhf/reward',
       {
         schema: {
+          operationId: 'openrlhfReward',
           tags: ['trainers'],
           summary: "OpenRLHF's remote reward model protocol (--reward.remote_url http://host:8080/openrlhf/reward?run_id=…)",
           description:
@@ -27,13 +29,20 @@ export const openRlhfRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
       },
       async (req, reply) => {
         const { query, prompts, labels } = req.body;
-        for (const [name, list] of [['prompts', prompts], ['labels', labels]] as const) {
+        for (const [name, list] of [
+          ['prompts', prompts],
+          ['labels', labels],
+        ] as const) {
           if (list !== undefined && list.length !== query.length) {
-            throw new RequestError(`${name} has ${list.length} entries for ${query.length} queries`, [{ path: `$.${name}`, message: `must have ${query.length} entries` }]);
+            throw new InvalidRequest(`${name} has ${list.length} entries for ${query.length} queries`, [
+              { path: `$.${name}`, message: `must have ${query.length} entries` },
+            ]);
           }
         }
         if (query.length > ctx.requestLimits.maxPlansPerRequest) {
-          throw new RequestError(`${query.length} samples, over MAX_PLANS_PER_REQUEST`, [{ path: '$.query', message: `at most ${ctx.requestLimits.maxPlansPerRequest}` }]);
+          throw new InvalidRequest(`${query.length} samples, over MAX_PLANS_PER_REQUEST`, [
+            { path: '$.query', message: `at most ${ctx.requestLimits.maxPlansPerRequest}` },
+          ]);
         }
         // OpenRLHF with several --reward.remote_url entries sends each sample to the first and empty lists to
         // the others; the answer must be well formed, and no step is opened for nothing.
@@ -41,7 +50,11 @@ export const openRlhfRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
         const signal = requestSignal(req, reply, ctx.deadlineMs);
         const samples = samplesOf(req.body);
         const judge = (gate: GateOptions) =>
-          ctx.pool.run('evaluateSamplesTask', { samples: samples.map(({ completion, profile }) => ({ completion, profile })), limits: ctx.planLimits, gate }, signal);
+          ctx.pool.run(
+            'evaluateSamplesTask',
+            { samples: samples.map(({ completion, profile }) => ({ completion, profile })), limits: ctx.planLimits, gate },
+            signal,
+          );
         const { scores, step, summary } = await scoreSamplesInRun(req.query.run_id, req.query.step, runDeps(ctx), judge, signal);
         req.scoreSummary = summary;
         return {

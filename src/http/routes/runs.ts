@@ -2,36 +2,77 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorResponseSchema } from '../../contracts/errors.js';
 import { HistoryRowSchema, RunConfigPatchSchema, RunIdSchema, RunViewSchema, type HistoryRow } from '../../contracts/runs.js';
+import { RunNotFound } from '../../runs/ledger.js';
 import type { ScoringContext } from '../context.js';
 
 const Params = z.object({ id: RunIdSchema });
-const notFound = (id: string) => ({ statusCode: 404, error: 'Not Found', message: `no run "${id}"` });
 
 const HISTORY_COLUMNS = [
-  'step', 'plans', 'gated', 'gated_fraction', 'requests', 'late_plans',
-  'mean_struct', 'mean_pers', 'mean_ped', 'w_struct', 'w_pers', 'w_ped',
-  'ema_struct', 'ema_pers', 'ema_ped', 'w_after_struct', 'w_after_pers', 'w_after_ped', 'refreshed', 'finalized_at',
+  'step',
+  'plans',
+  'gated',
+  'gated_fraction',
+  'requests',
+  'late_plans',
+  'mean_struct',
+  'mean_pers',
+  'mean_ped',
+  'w_struct',
+  'w_pers',
+  'w_ped',
+  'ema_struct',
+  'ema_pers',
+  'ema_ped',
+  'w_after_struct',
+  'w_after_pers',
+  'w_after_ped',
+  'refreshed',
+  'finalized_at',
 ];
 
 // Numbers are written with JavaScript's shortest round-trip form, so a CSV reader gets the exact doubles.
 function historyCsv(rows: HistoryRow[]): string {
   const lines = rows.map((r) =>
     [
-      r.step, r.plans, r.gated, r.gated_fraction, r.requests, r.late_plans,
-      r.mean.struct, r.mean.pers, r.mean.ped, r.weights.struct, r.weights.pers, r.weights.ped,
-      r.ema.struct, r.ema.pers, r.ema.ped, r.weights_after.struct, r.weights_after.pers, r.weights_after.ped,
-      r.refreshed ? 1 : 0, r.finalized_at,
+      r.step,
+      r.plans,
+      r.gated,
+      r.gated_fraction,
+      r.requests,
+      r.late_plans,
+      r.mean.struct,
+      r.mean.pers,
+      r.mean.ped,
+      r.weights.struct,
+      r.weights.pers,
+      r.weights.ped,
+      r.ema.struct,
+      r.ema.pers,
+      r.ema.ped,
+      r.weights_after.struct,
+      r.weights_after.pers,
+      r.weights_after.ped,
+      r.refreshed ? 1 : 0,
+      r.finalized_at,
     ].join(','),
   );
-  return [HISTORY_COLUMNS.join(','), ...lines].join('\n') + '\n';
+  return `${[HISTORY_COLUMNS.join(','), ...lines].join('\n')}\n`;
 }
 
-export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
+export const runRoutes =
+  (ctx: ScoringContext): FastifyPluginAsyncZod =>
   async (app) => {
     const tags = ['runs'];
     app.get(
       '/runs',
-      { schema: { tags, summary: 'All runs with their current weights', response: { 200: z.object({ runs: z.array(RunViewSchema) }) } } },
+      {
+        schema: {
+          operationId: 'listRuns',
+          tags,
+          summary: 'All runs with their current weights',
+          response: { 200: z.object({ runs: z.array(RunViewSchema) }) },
+        },
+      },
       async () => ({ runs: await ctx.ledger.list() }),
     );
 
@@ -39,6 +80,7 @@ export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
       '/runs/:id',
       {
         schema: {
+          operationId: 'putRun',
           tags,
           summary: 'Create a run or change its configuration (applies from the next step)',
           params: Params,
@@ -55,10 +97,19 @@ export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
 
     app.get(
       '/runs/:id',
-      { schema: { tags, summary: 'Configuration, weights, EMA and the open step of a run', params: Params, response: { 200: RunViewSchema, 404: ErrorResponseSchema } } },
-      async (req, reply) => {
+      {
+        schema: {
+          operationId: 'getRun',
+          tags,
+          summary: 'Configuration, weights, EMA and the open step of a run',
+          params: Params,
+          response: { 200: RunViewSchema, 404: ErrorResponseSchema },
+        },
+      },
+      async (req) => {
         const run = await ctx.ledger.get(req.params.id);
-        return run ? run : reply.code(404).send(notFound(req.params.id));
+        if (!run) throw new RunNotFound(req.params.id);
+        return run;
       },
     );
 
@@ -66,6 +117,7 @@ export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
       '/runs/:id/history',
       {
         schema: {
+          operationId: 'getRunHistory',
           tags,
           summary: 'Finalized steps of a run, oldest first (JSON, or CSV with ?format=csv)',
           params: Params,
@@ -96,6 +148,7 @@ export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
       '/runs/:id/finalize',
       {
         schema: {
+          operationId: 'finalizeRun',
           tags,
           summary: 'Finalize the open step now (end of training, or a trainer that knows the step is complete)',
           params: Params,
@@ -109,10 +162,18 @@ export const runRoutes = (ctx: ScoringContext): FastifyPluginAsyncZod =>
 
     app.delete(
       '/runs/:id',
-      { schema: { tags, summary: 'Delete a run, its history and its open step', params: Params, response: { 204: z.null(), 404: ErrorResponseSchema } } },
+      {
+        schema: {
+          operationId: 'deleteRun',
+          tags,
+          summary: 'Delete a run, its history and its open step',
+          params: Params,
+          response: { 204: z.null(), 404: ErrorResponseSchema },
+        },
+      },
       async (req, reply) => {
         const deleted = await ctx.turns.inTurn(req.params.id, undefined, () => ctx.ledger.delete(req.params.id));
-        if (!deleted) return reply.code(404).send(notFound(req.params.id));
+        if (!deleted) throw new RunNotFound(req.params.id);
         return reply.code(204).send(null);
       },
     );

@@ -4,12 +4,14 @@ import { ValidatePlanRequestSchema, ValidatePlanResponseSchema } from '../../con
 import { validateOne } from '../../scoring/validate-one.js';
 import type { ScoringContext } from '../context.js';
 
-export const validatePlanRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
+export const validatePlanRoute =
+  (ctx: ScoringContext): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       '/validate-plan',
       {
         schema: {
+          operationId: 'validatePlan',
           tags: ['PersonalPlan'],
           summary: 'Static checks, raw rewards and topology of one plan, without a group',
           body: ValidatePlanRequestSchema,

@@ -6,12 +6,14 @@ import type { ScoringContext } from '../context.js';
 import { untilAborted } from '../../runs/turns.js';
 import { requestSignal } from '../work/deadline.js';
 
-export const verifyTurnRoute = (ctx: ScoringContext): FastifyPluginAsyncZod =>
+export const verifyTurnRoute =
+  (ctx: ScoringContext): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       '/verify-turn',
       {
         schema: {
+          operationId: 'verifyTurn',
           tags: ['Traver'],
           summary: "Score candidate tutor turns with the turn verifier (Traver's V_θ) and rank them",
           description:

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ScorePlanRequest } from '../../contracts/score-plan.js';
 import type { PlanLimits } from '../../plan/parse.js';
 import type { PlanScorer } from '../../runs/score-in-run.js';
@@ -12,6 +13,9 @@ const MIN_PLANS_PER_TASK = 64;
 // through a worker against 2.9 ms in process (p50), judging it takes well under a millisecond, and no
 // probe notices that.
 const INLINE_MAX_CHARS = 16 * 1024;
+// From this many plans composing and writing the response are separate turns of the event loop, so a
+// probe waits for one of them, not both: for 4,096 plans each is tens of milliseconds.
+const YIELD_FROM_PLANS = 512;
 
 /** Completion text of a request, or Infinity when a completion is an object (its size is unknown). */
 function completionChars(groups: ScorePlanRequest['groups']): number {
@@ -60,12 +64,21 @@ export function pooledScorer(req: ScorePlanRequest, limits: PlanLimits, pool: Wo
           }),
         ),
       );
+      // The parts' messages were read in turns of their own; composing gets its own too.
+      if (results.length > 1) await nextTurn();
       return { groups: results.flatMap((r) => r.groups), palette: results[0]!.palette };
     },
     plans: (judged) => judged.groups.flatMap((g) => g.plans),
     compose(judged, options, weights) {
       const c = compose(judged, options, weights, req.options?.detail !== 'rewards');
-      return { summary: c.summary, write: (run) => responseJson(c, options, weights, run) };
+      const large = judged.groups.reduce((n, g) => n + g.plans.length, 0) >= YIELD_FROM_PLANS;
+      return {
+        summary: c.summary,
+        write: async (run) => {
+          if (large) await nextTurn();
+          return responseJson(c, options, weights, run);
+        },
+      };
     },
   };
 }

@@ -6,9 +6,12 @@ import { workerData } from 'node:worker_threads';
 import type { EvaluateDialogueRequest, EvaluateTextCorpusRequest, EvaluateTextRequest } from '../../contracts/evaluate.js';
 import type { EvaluatePlanRequest } from '../../contracts/evaluate-plan.js';
 import type { Profile } from '../../contracts/profile.js';
+import { FitRequestSchema } from '../../contracts/trace-knowledge.js';
+import { readJsonBody, type BodyIssue } from '../json-body.js';
 import type { ScorePlanRequest } from '../../contracts/score-plan.js';
 import { evaluateDialogue } from '../../metrics/evaluate-dialogue.js';
-import { corpusScores, TextTooLongError, textScores, type TextMetric } from '../../metrics/text-scores.js';
+import type { TextMetric } from '../../contracts/evaluate.js';
+import { corpusScores, TextTooLong, textScores } from '../../metrics/text-scores.js';
 import { resolvePalette } from '../../plan/palette.js';
 import { parsePlan, type PlanLimits } from '../../plan/parse.js';
 import { evaluatePlanMetrics } from '../../plan-metrics/index.js';
@@ -16,9 +19,9 @@ import type { GateOptions } from '../../scoring/evaluate-plan.js';
 import { evaluateGroups, paletteInfo, planDetail, type EvaluatedGroup, type Judged } from '../../scoring/score-groups.js';
 import { evaluateSamples } from '../../scoring/score-samples.js';
 import type { SentenceEncoder } from '../../text/encoder.js';
-import { fitBySkill, type FitOptions, type ResponseRow } from '../../tracing/em.js';
+import { fitBySkill, FitStopped, type FitOptions, type FitResult } from '../../tracing/em.js';
 import { traceKnowledge, type TraceInput } from '../../tracing/trace.js';
-import type { TurnVerifier, VerifyInput } from '../../verify/verifier.js';
+import type { TurnVerifier, VerifyInput } from '../../verify/model.js';
 
 /** Where a thread finds its models, and how many threads its ONNX sessions may use. */
 export interface WorkerSettings {
@@ -31,8 +34,12 @@ export interface WorkerSettings {
 
 /** A client-caused failure, carried across the thread boundary by name. */
 export interface TaskFailure {
-  failure: 'text-too-long' | 'fit-input' | 'unavailable' | 'abandoned';
+  failure: 'text-too-long' | 'fit-input' | 'unavailable' | 'abandoned' | 'invalid-body' | 'deadline';
   message: string;
+  /** invalid-body: the fields at fault. */
+  issues?: BodyIssue[];
+  /** deadline: the deadline that passed, ms. */
+  deadlineMs?: number;
 }
 
 /** True once the request behind a task is abandoned (deadline passed, client gone). */
@@ -74,8 +81,12 @@ const verifier = () => {
   return loaded('turn verifier', verifierLoad);
 };
 
-class Unavailable extends Error {}
-class FitInput extends Error {}
+class Unavailable extends Error {
+  override name = 'Unavailable';
+}
+class FitInput extends Error {
+  override name = 'FitInput';
+}
 const loaded = <T>(name: string, p: Promise<T>): Promise<T> =>
   p.catch((e: unknown) => {
     throw new Unavailable(`${name} is unavailable: ${e instanceof Error ? e.message : String(e)}`);
@@ -87,7 +98,7 @@ async function task<T>(stop: Stop, f: () => T | Promise<T>): Promise<T | TaskFai
   try {
     return await f();
   } catch (e) {
-    if (e instanceof TextTooLongError) return { failure: 'text-too-long', message: e.message };
+    if (e instanceof TextTooLong) return { failure: 'text-too-long', message: e.message };
     if (e instanceof FitInput) return { failure: 'fit-input', message: e.message };
     if (e instanceof Unavailable) return { failure: 'unavailable', message: e.message };
     throw e;
@@ -155,11 +166,37 @@ export function evaluatePlansTask(input: { body: EvaluatePlanRequest; limits: Pl
   });
 }
 
-export function fitTask(input: { rows: ResponseRow[]; options: FitOptions }, stop: Stop) {
-  return task(stop, () => {
+export interface FitJsonInput {
+  /** The request body as the client sent it. */
+  json: string;
+  maxDepth: number;
+  /** When the request arrived (Date.now()) and the server's deadline: the body may lower it. */
+  arrivedAt: number;
+  deadlineMs: number;
+}
+
+/** /trace-knowledge/fit from its body text: read, validated and fitted here, so the main thread only passes text. */
+export function fitJsonTask(input: FitJsonInput, stop: Stop) {
+  return task(stop, (): { rows: number; fits: [string, FitResult][] } | TaskFailure => {
+    const read = readJsonBody(input.json, FitRequestSchema, input.maxDepth);
+    if (!read.ok) return { failure: 'invalid-body', message: read.message, issues: read.issues };
+    const { rows, options = {} } = read.value;
+    const deadlineMs = Math.min(input.deadlineMs, options.deadline_ms ?? input.deadlineMs);
+    const fitOptions: FitOptions = {
+      restarts: options.restarts,
+      maxIterations: options.max_iterations,
+      tolerance: options.tolerance,
+      seed: options.seed,
+      forgets: options.forgets,
+      maxGuess: options.max_guess,
+      maxSlip: options.max_slip,
+      // The server's deadline also terminates this worker; a lower one from the body is only known here.
+      stop: () => stop() || Date.now() - input.arrivedAt > deadlineMs,
+    };
     try {
-      return [...fitBySkill(input.rows, input.options)];
+      return { rows: rows.length, fits: [...fitBySkill(rows, fitOptions)] };
     } catch (e) {
+      if (e instanceof FitStopped) return { failure: 'deadline', message: e.message, deadlineMs };
       // The fit's documented signal for input that cannot be fitted (e.g. `order` on some rows only).
       throw e instanceof RangeError ? new FitInput(e.message) : e;
     }

@@ -1,9 +1,12 @@
 // A pool worker's entry: piscina calls the default export with each task.
 import * as tasks from './tasks.js';
 
-export type TaskName = { [K in keyof typeof tasks]: (typeof tasks)[K] extends (input: never, stop: () => boolean) => Promise<unknown> ? K : never }[keyof typeof tasks];
+export type TaskName = {
+  [K in keyof typeof tasks]: (typeof tasks)[K] extends (input: never, stop: () => boolean) => Promise<unknown> ? K : never;
+}[keyof typeof tasks];
 
 /** `cancel[0]` turns 1 when the request behind the task is abandoned (see pool.ts). */
 export default function run({ name, input, cancel }: { name: TaskName; input: unknown; cancel: Int32Array }): Promise<unknown> {
+  // biome-ignore lint/performance/noDynamicNamespaceImportAccess: a worker runs whichever task it is sent, by name
   return (tasks[name] as (input: unknown, stop: () => boolean) => Promise<unknown>)(input, () => Atomics.load(cancel, 0) === 1);
 }

@@ -77,7 +77,10 @@ function packUnit(vectors: readonly Float32Array[], d: number): Float64Array {
 export function chunks(text: string, maxWords: number): string[] {
   const out: string[] = [];
   let current: string[] = [];
-  for (const sentence of text.split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter(Boolean)) {
+  for (const sentence of text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const w = sentence.split(/\s+/);
     for (let i = 0; i < w.length; i += maxWords) {
       const piece = w.slice(i, i + maxWords);

@@ -19,7 +19,9 @@ export interface CriterionScore {
   attempts: number;
 }
 
-class Retryable extends Error {}
+class Retryable extends Error {
+  override name = 'Retryable';
+}
 
 /** One chat completion, retried on timeouts, network errors, 429 and 5xx with exponential back-off. */
 async function complete(config: JudgeConfig, messages: { role: string; content: string }[]): Promise<{ content: string; attempts: number }> {
@@ -75,7 +77,9 @@ export function judgeConversation(config: JudgeConfig, conversation: string, ref
           { role: 'user', content: user },
         ]);
         const score = parseScore(content);
-        return score === null ? { criterion, score, reply: content, error: 'no score 1-5 in the reply', attempts } : { criterion, score, reply: content, attempts };
+        return score === null
+          ? { criterion, score, reply: content, error: 'no score 1-5 in the reply', attempts }
+          : { criterion, score, reply: content, attempts };
       } catch (e) {
         return { criterion, score: null, error: (e as Error).message, attempts: (e as { attempts?: number }).attempts ?? 1 };
       }

@@ -6,23 +6,43 @@ export type Criterion = (typeof CRITERIA)[number];
 export const RUBRIC: Record<Criterion, { question: string; anchors: Record<1 | 3 | 5, string> }> = {
   Clarity: {
     question: "How clear and easy to follow are the teacher's explanations?",
-    anchors: { 1: 'confusing, ambiguous or jargon-laden', 3: 'mostly understandable with some unclear passages', 5: 'consistently clear, well structured and easy to follow' },
+    anchors: {
+      1: 'confusing, ambiguous or jargon-laden',
+      3: 'mostly understandable with some unclear passages',
+      5: 'consistently clear, well structured and easy to follow',
+    },
   },
   Truthfulness: {
     question: 'How accurate is what the teacher says, measured against the tutorial?',
-    anchors: { 1: 'contains clear factual errors or contradicts the tutorial', 3: 'mostly accurate with minor slips', 5: 'fully accurate and faithful to the tutorial' },
+    anchors: {
+      1: 'contains clear factual errors or contradicts the tutorial',
+      3: 'mostly accurate with minor slips',
+      5: 'fully accurate and faithful to the tutorial',
+    },
   },
   Engagement: {
     question: 'How well does the teacher keep the learner involved?',
-    anchors: { 1: 'monologue; ignores the learner', 3: 'some questions or checks, unevenly', 5: 'consistently invites participation and responds to the learner' },
+    anchors: {
+      1: 'monologue; ignores the learner',
+      3: 'some questions or checks, unevenly',
+      5: 'consistently invites participation and responds to the learner',
+    },
   },
   Coherence: {
     question: 'How logically connected is the conversation from turn to turn?',
-    anchors: { 1: 'disjointed; turns do not follow from each other', 3: 'generally connected with some jumps', 5: 'every turn follows naturally from the previous ones' },
+    anchors: {
+      1: 'disjointed; turns do not follow from each other',
+      3: 'generally connected with some jumps',
+      5: 'every turn follows naturally from the previous ones',
+    },
   },
   Depth: {
     question: 'How thoroughly does the teacher cover the material?',
-    anchors: { 1: 'superficial; key points missing', 3: 'covers the main points with little elaboration', 5: 'covers the steps thoroughly, with reasons and examples' },
+    anchors: {
+      1: 'superficial; key points missing',
+      3: 'covers the main points with little elaboration',
+      5: 'covers the steps thoroughly, with reasons and examples',
+    },
   },
   Relevance: {
     question: "How relevant is the teacher's content to the tutorial and the learner's questions?",
@@ -34,7 +54,11 @@ export const RUBRIC: Record<Criterion, { question: string; anchors: Record<1 | 3
   },
   Naturalness: {
     question: 'How natural and human-like does the dialogue read?',
-    anchors: { 1: 'robotic, repetitive or formulaic', 3: 'somewhat natural with stiff passages', 5: 'reads like a natural conversation between a teacher and a learner' },
+    anchors: {
+      1: 'robotic, repetitive or formulaic',
+      3: 'somewhat natural with stiff passages',
+      5: 'reads like a natural conversation between a teacher and a learner',
+    },
   },
 };
 

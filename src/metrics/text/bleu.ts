@@ -204,7 +204,12 @@ export function corpusBleu(hypotheses: readonly string[], referenceStreams: read
   const o = resolve(opts, false);
   const sum = new Array<number>(2 + 2 * o.maxN).fill(0);
   for (let i = 0; i < hypotheses.length; i++) {
-    const stats = segmentStats(hypotheses[i]!, referenceStreams.map((s) => s[i]!), o.maxN, o.lowercase);
+    const stats = segmentStats(
+      hypotheses[i]!,
+      referenceStreams.map((s) => s[i]!),
+      o.maxN,
+      o.lowercase,
+    );
     for (let k = 0; k < sum.length; k++) sum[k]! += stats[k]!;
   }
   return fromStats(sum, o);

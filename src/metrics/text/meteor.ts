@@ -105,7 +105,7 @@ function single(hypTokens: string[], refTokens: string[], alpha: number, beta: n
   if (denom === 0 || m === 0) return zero;
   const fmean = (precision * recall) / denom;
   const chunks = countChunks(matches);
-  const penalty = gamma * Math.pow(chunks / m, beta);
+  const penalty = gamma * (chunks / m) ** beta;
   return { score: (1 - penalty) * fmean, precision, recall, fmean, penalty, chunks, matches: m };
 }
 

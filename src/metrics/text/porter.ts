@@ -11,14 +11,22 @@
 
 // Irregular forms NLTK maps straight to a stem, bypassing every rule.
 const POOL: ReadonlyMap<string, string> = new Map([
-  ['sky', 'sky'], ['skies', 'sky'],
-  ['dying', 'die'], ['lying', 'lie'], ['tying', 'tie'],
+  ['sky', 'sky'],
+  ['skies', 'sky'],
+  ['dying', 'die'],
+  ['lying', 'lie'],
+  ['tying', 'tie'],
   ['news', 'news'],
-  ['innings', 'inning'], ['inning', 'inning'],
-  ['outings', 'outing'], ['outing', 'outing'],
-  ['cannings', 'canning'], ['canning', 'canning'],
+  ['innings', 'inning'],
+  ['inning', 'inning'],
+  ['outings', 'outing'],
+  ['outing', 'outing'],
+  ['cannings', 'canning'],
+  ['canning', 'canning'],
   ['howe', 'howe'],
-  ['proceed', 'proceed'], ['exceed', 'exceed'], ['succeed', 'succeed'],
+  ['proceed', 'proceed'],
+  ['exceed', 'exceed'],
+  ['succeed', 'succeed'],
 ]);
 
 function isVowelLetter(c: string): boolean {
@@ -95,36 +103,36 @@ const STEP1A: readonly Rule[] = [
 
 function step1a(w: string): string {
   // NLTK: 'dies' -> 'die' rather than 'di'.
-  if (w.length === 4 && w.endsWith('ies')) return w.slice(0, 1) + 'ie';
+  if (w.length === 4 && w.endsWith('ies')) return `${w.slice(0, 1)}ie`;
   return applyRules(w, STEP1A);
 }
 
 function step1b(w: string): string {
   // NLTK: 'died' -> 'die', 'spied' -> 'spi'.
-  if (w.endsWith('ied')) return w.length === 4 ? w.slice(0, 1) + 'ie' : w.slice(0, -3) + 'i';
+  if (w.endsWith('ied')) return w.length === 4 ? `${w.slice(0, 1)}ie` : `${w.slice(0, -3)}i`;
   if (w.endsWith('eed')) {
     const stem = w.slice(0, -3);
-    return measure(stem) > 0 ? stem + 'ee' : w;
+    return measure(stem) > 0 ? `${stem}ee` : w;
   }
   let stem: string;
   if (w.endsWith('ed') && containsVowel(w.slice(0, -2))) stem = w.slice(0, -2);
   else if (w.endsWith('ing') && containsVowel(w.slice(0, -3))) stem = w.slice(0, -3);
   else return w;
 
-  if (stem.endsWith('at') || stem.endsWith('bl') || stem.endsWith('iz')) return stem + 'e';
+  if (stem.endsWith('at') || stem.endsWith('bl') || stem.endsWith('iz')) return `${stem}e`;
   if (endsDoubleConsonant(stem)) {
     // A double consonant other than l/s/z collapses; for l/s/z nothing further applies.
     const last = stem[stem.length - 1]!;
     return last === 'l' || last === 's' || last === 'z' ? stem : stem.slice(0, -1);
   }
-  return measure(stem) === 1 && endsCvc(stem) ? stem + 'e' : stem;
+  return measure(stem) === 1 && endsCvc(stem) ? `${stem}e` : stem;
 }
 
 function step1c(w: string): string {
   // NLTK: y -> i only after a consonant that is not the whole stem ('happy' -> 'happi', 'by' stays).
   if (!w.endsWith('y')) return w;
   const stem = w.slice(0, -1);
-  return stem.length > 1 && isConsonant(stem, stem.length - 1) ? stem + 'i' : w;
+  return stem.length > 1 && isConsonant(stem, stem.length - 1) ? `${stem}i` : w;
 }
 
 const STEP2: readonly Rule[] = [
@@ -150,12 +158,12 @@ const STEP2: readonly Rule[] = [
   ['biliti', 'ble', mGt0],
   ['fulli', 'ful', mGt0],
   // The 'l' stays with the stem for the measure, so 'geologi' and 'theologi' behave like 'philologi'.
-  ['logi', 'log', (stem) => measure(stem + 'l') > 0],
+  ['logi', 'log', (stem) => measure(`${stem}l`) > 0],
 ];
 
 function step2(w: string): string {
   // NLTK applies alli -> al first and, when it fires, runs step 2 again on the result.
-  if (w.endsWith('alli') && measure(w.slice(0, -4)) > 0) return step2(w.slice(0, -4) + 'al');
+  if (w.endsWith('alli') && measure(w.slice(0, -4)) > 0) return step2(`${w.slice(0, -4)}al`);
   return applyRules(w, STEP2);
 }
 

@@ -134,7 +134,7 @@ function lcsLength(a: Int32Array, b: Int32Array): number {
     let left = 0;
     for (let j = 1; j <= n; j++) {
       const up = r[j]!;
-      const v = ai === b[j - 1]! ? diag + 1 : left > up ? left : up;
+      const v = ai === b[j - 1]! ? diag + 1 : Math.max(left, up);
       diag = up;
       r[j] = v;
       left = v;
@@ -267,7 +267,11 @@ function scoreOne<T extends RougeType>(hypothesis: string, reference: string, st
       const r = sentences(reference).map((s) => intern.of(rougeTokenize(s, stemmer, cache)));
       const c = sentences(hypothesis).map((s) => intern.of(rougeTokenize(s, stemmer, cache)));
       // Summed over sentence pairs the DP is still (all reference tokens) × (all hypothesis tokens).
-      checkCells(r.reduce((a, x) => a + x.length, 0), c.reduce((a, x) => a + x.length, 0), limit);
+      checkCells(
+        r.reduce((a, x) => a + x.length, 0),
+        c.reduce((a, x) => a + x.length, 0),
+        limit,
+      );
       out[type] = scoreSummaryLcs(r, c, intern.size);
     } else {
       const m = /^rouge([1-9])$/.exec(type);

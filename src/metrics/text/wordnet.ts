@@ -133,8 +133,7 @@ export class WordNet {
     const rules = SUBSTITUTIONS[pos];
     const apply = (forms: string[]): string[] => {
       const out: string[] = [];
-      for (const f of forms)
-        for (const [old, rep] of rules) if (f.endsWith(old)) out.push(f.slice(0, f.length - old.length) + rep);
+      for (const f of forms) for (const [old, rep] of rules) if (f.endsWith(old)) out.push(f.slice(0, f.length - old.length) + rep);
       return out;
     };
     let forms = apply([form]);
@@ -152,9 +151,7 @@ export class WordNet {
   synsets(word: string): Array<{ pos: WordNetPos; offset: number }> {
     const lemma = word.toLowerCase();
     const out: Array<{ pos: WordNetPos; offset: number }> = [];
-    for (const pos of POS_LIST)
-      for (const form of this.morphy(lemma, pos))
-        for (const offset of this.index.get(form)?.[pos] ?? []) out.push({ pos, offset });
+    for (const pos of POS_LIST) for (const form of this.morphy(lemma, pos)) for (const offset of this.index.get(form)?.[pos] ?? []) out.push({ pos, offset });
     return out;
   }
 
@@ -180,8 +177,7 @@ export class WordNet {
    */
   synonyms(word: string): Set<string> {
     const out = new Set<string>();
-    for (const { pos, offset } of this.synsets(word))
-      for (const name of this.lemmaNames(pos, offset)) if (!name.includes('_')) out.add(name);
+    for (const { pos, offset } of this.synsets(word)) for (const name of this.lemmaNames(pos, offset)) if (!name.includes('_')) out.add(name);
     out.add(word);
     return out;
   }
@@ -231,13 +227,6 @@ export function readWordNetFiles(fromTarball = false): WordNetFiles {
   return files;
 }
 
-/** Build a WordNet from a directory holding the standard WordNet dict files (e.g. /usr/share/wordnet). */
-export function loadWordNetFromDir(dir: string): WordNet {
-  const files: WordNetFiles = {};
-  for (const f of [...DB_FILES, ...EXC_FILES]) files[f] = readFileSync(join(dir, f));
-  return new WordNet(files);
-}
-
 let shared: WordNet | undefined;
 
 /** The process-wide WordNet 3.0, loaded synchronously on first call (~tens of MB read once). */
@@ -245,6 +234,3 @@ export function getWordNet(): WordNet {
   shared ??= new WordNet(readWordNetFiles());
   return shared;
 }
-
-/** WordNet version of the bundled data; recorded next to fixtures. */
-export const WORDNET_VERSION = '3.0';

@@ -16,8 +16,10 @@ export interface LexiconEntry {
 
 const L = (id: string, label: string, aliases: string[], tagOnly?: string[]): LexiconEntry =>
   tagOnly ? { id, label, category: 'language', aliases, tagOnly } : { id, label, category: 'language', aliases };
-const E = (category: LexiconEntry['category']) => (id: string, label: string, aliases: string[], tagOnly?: string[]): LexiconEntry =>
-  tagOnly ? { id, label, category, aliases, tagOnly } : { id, label, category, aliases };
+const E =
+  (category: LexiconEntry['category']) =>
+  (id: string, label: string, aliases: string[], tagOnly?: string[]): LexiconEntry =>
+    tagOnly ? { id, label, category, aliases, tagOnly } : { id, label, category, aliases };
 const F = E('framework');
 const B = E('library');
 const T = E('tool');
@@ -142,11 +144,33 @@ export const LEXICON: readonly LexiconEntry[] = [
   D('cassandra', 'Cassandra', ['cassandra']),
   D('dynamodb', 'DynamoDB', ['dynamodb']),
   // domains
-  M('web-development', 'Web development', ['web development', 'web dev', 'web developer', 'frontend', 'front-end', 'backend', 'back-end', 'full stack', 'full-stack', 'web app', 'web apps', 'website', 'websites']),
+  M('web-development', 'Web development', [
+    'web development',
+    'web dev',
+    'web developer',
+    'frontend',
+    'front-end',
+    'backend',
+    'back-end',
+    'full stack',
+    'full-stack',
+    'web app',
+    'web apps',
+    'website',
+    'websites',
+  ]),
   M('mobile-development', 'Mobile development', ['mobile development', 'mobile app', 'mobile apps', 'app development']),
   M('data-science', 'Data science', ['data science', 'data scientist', 'data analysis', 'data analytics', 'data analyst', 'data visualization', 'statistics']),
   M('machine-learning', 'Machine learning', ['machine learning', 'ml', 'deep learning', 'neural network', 'neural networks', 'artificial intelligence', 'ai']),
-  M('nlp', 'Natural language processing', ['nlp', 'natural language processing', 'text mining', 'llm', 'llms', 'large language model', 'large language models']),
+  M('nlp', 'Natural language processing', [
+    'nlp',
+    'natural language processing',
+    'text mining',
+    'llm',
+    'llms',
+    'large language model',
+    'large language models',
+  ]),
   M('computer-vision', 'Computer vision', ['computer vision', 'image processing', 'image recognition']),
   M('data-engineering', 'Data engineering', ['data engineering', 'etl', 'data pipeline', 'data pipelines', 'spark', 'pyspark', 'hadoop', 'airflow', 'kafka']),
   M('devops', 'DevOps', ['devops', 'sre', 'infrastructure as code', 'terraform', 'ansible']),
@@ -157,7 +181,14 @@ export const LEXICON: readonly LexiconEntry[] = [
   M('embedded', 'Embedded systems', ['embedded systems', 'embedded', 'firmware', 'rtos']),
   M('databases', 'Databases', ['database', 'databases', 'dbms', 'sql queries', 'nosql', 'orm', 'schema design']),
   M('testing', 'Software testing', ['unit testing', 'unit tests', 'test-driven development', 'tdd', 'integration testing', 'software testing']),
-  M('scientific-computing', 'Scientific computing', ['scientific computing', 'numerical methods', 'simulation', 'simulations', 'hpc', 'high performance computing']),
+  M('scientific-computing', 'Scientific computing', [
+    'scientific computing',
+    'numerical methods',
+    'simulation',
+    'simulations',
+    'hpc',
+    'high performance computing',
+  ]),
   M('finance', 'Finance', ['finance', 'fintech', 'trading', 'accounting', 'banking']),
   M('bioinformatics', 'Bioinformatics', ['bioinformatics', 'genomics', 'computational biology']),
   M('education', 'Education', ['teaching', 'teacher', 'education', 'educator']),
@@ -166,11 +197,37 @@ export const LEXICON: readonly LexiconEntry[] = [
   M('blockchain', 'Blockchain', ['blockchain', 'smart contract', 'smart contracts', 'ethereum', 'web3']),
   // computer-science concepts
   C('algorithms', 'Algorithms', ['algorithm', 'algorithms', 'sorting', 'dynamic programming', 'big-o', 'big o', 'time complexity', 'complexity analysis']),
-  C('data-structures', 'Data structures', ['data structure', 'data structures', 'linked list', 'linked lists', 'hash map', 'hash table', 'binary tree', 'trees', 'graphs', 'queue', 'stack data structure']),
+  C('data-structures', 'Data structures', [
+    'data structure',
+    'data structures',
+    'linked list',
+    'linked lists',
+    'hash map',
+    'hash table',
+    'binary tree',
+    'trees',
+    'graphs',
+    'queue',
+    'stack data structure',
+  ]),
   C('oop', 'Object-oriented programming', ['object-oriented', 'object oriented', 'oop', 'inheritance', 'polymorphism', 'encapsulation']),
   C('functional-programming', 'Functional programming', ['functional programming', 'higher-order functions', 'lambdas', 'immutability']),
   C('recursion', 'Recursion', ['recursion', 'recursive']),
-  C('concurrency', 'Concurrency', ['concurrency', 'concurrent', 'multithreading', 'multi-threading', 'threads', 'threading', 'parallelism', 'parallel programming', 'async', 'asynchronous', 'async/await', 'promises', 'asyncio']),
+  C('concurrency', 'Concurrency', [
+    'concurrency',
+    'concurrent',
+    'multithreading',
+    'multi-threading',
+    'threads',
+    'threading',
+    'parallelism',
+    'parallel programming',
+    'async',
+    'asynchronous',
+    'async/await',
+    'promises',
+    'asyncio',
+  ]),
   C('memory-management', 'Memory management', ['memory management', 'pointers', 'pointer', 'garbage collection', 'memory leak', 'memory leaks', 'malloc']),
   C('apis', 'APIs', ['api', 'apis', 'restful', 'rest api', 'endpoints', 'json api']),
   C('design-patterns', 'Design patterns', ['design patterns', 'design pattern', 'mvc', 'singleton', 'dependency injection']),

@@ -4,7 +4,10 @@
 const SEPARATOR = /[\s_-]/;
 
 export function normalizePhrase(text: string): string {
-  return text.toLowerCase().trim().replace(/[\s_-]+/g, ' ');
+  return text
+    .toLowerCase()
+    .trim()
+    .replace(/[\s_-]+/g, ' ');
 }
 
 // \b where a phrase starts or ends with a word character (fast), lookaround where it starts or ends with

@@ -22,11 +22,17 @@ const REQUESTS: { url: string; payload: object }[] = [
   // 512 plans: split across the workers, in one piece on the main thread.
   { url: '/score-plan', payload: { ...benchBatch(64, 8), run_id: 'parity', step: 0 } },
   { url: '/score-plan', payload: { ...benchBatch(64, 8, 11), run_id: 'parity', step: 1, options: { strict: true, ddof: 1 } } },
-  { url: '/openrlhf/reward?run_id=parity-o', payload: { query: benchBatch(4, 8).groups.flatMap((g) => g.completions), labels: Array(32).fill(EXAMPLE_PROFILE) } },
+  {
+    url: '/openrlhf/reward?run_id=parity-o',
+    payload: { query: benchBatch(4, 8).groups.flatMap((g) => g.completions), labels: Array(32).fill(EXAMPLE_PROFILE) },
+  },
   { url: '/evaluate-text', payload: { hypothesis: messages[0]!.text, references: tutorial } },
   { url: '/evaluate-text/corpus', payload: { pairs: messages.map((m) => ({ hypothesis: m.text, references: [tutorial.join(' ')] })) } },
   { url: '/evaluate-dialogue', payload: { messages, reference: tutorial, options: { dict: { cognitive_load: true } } } },
-  { url: '/evaluate-plan', payload: { plans: [{ plan: EXAMPLE_PLAN, profile: EXAMPLE_PROFILE }, { plan: basePlan() }, { plan: densePlan(8, 1) }], gold: basePlan() } },
+  {
+    url: '/evaluate-plan',
+    payload: { plans: [{ plan: EXAMPLE_PLAN, profile: EXAMPLE_PROFILE }, { plan: basePlan() }, { plan: densePlan(8, 1) }], gold: basePlan() },
+  },
   { url: '/trace-knowledge', payload: example(TraceKnowledgeRequestSchema) },
   { url: '/trace-knowledge/fit', payload: { rows: Array.from({ length: 400 }, (_, i) => ({ user: i % 20, skill: `k${i % 3}`, correct: (i * 7) % 5 < 3 })) } },
   { url: '/verify-turn', payload: example(VerifyTurnRequestSchema) },

@@ -13,7 +13,12 @@ const run = { id: 'r,"detail":0}', step: 3, status: 'open' as const, counted: tr
 // Client strings that look like the marker the assembly replaces must come out as they went in.
 const tricky: ScorePlanRequest = {
   groups: [
-    { id: ',"detail":0}', query: 'q', profile: { ...EXAMPLE_PROFILE, tags: [',"detail":1}', '"detail":2'] }, completions: ['{"agents": ",\\"detail\\":0}"}', 'not a plan ,"detail":3}', { steps: [] }] },
+    {
+      id: ',"detail":0}',
+      query: 'q',
+      profile: { ...EXAMPLE_PROFILE, tags: [',"detail":1}', '"detail":2'] },
+      completions: ['{"agents": ",\\"detail\\":0}"}', 'not a plan ,"detail":3}', { steps: [] }],
+    },
   ],
 };
 

@@ -6,9 +6,11 @@ import { EXAMPLE_SCORE_REQUEST } from '../../../src/contracts/examples.js';
 import { testApp } from '../../support/app.js';
 
 const post = (base: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${base}/score-plan`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(
-    async (r) => ({ status: r.status, body: (await r.json()) as { run: { step: number; status: string; counted: boolean; finalized: { step: number; plans: number; requests: number }[] } }, replayed: r.headers.get('idempotent-replayed') }),
-  );
+  fetch(`${base}/score-plan`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as { run: { step: number; status: string; counted: boolean; finalized: { step: number; plans: number; requests: number }[] } },
+    replayed: r.headers.get('idempotent-replayed'),
+  }));
 
 t.test('a slow request of step 0 counts into step 0 even when a quick step-1 request arrives before it is scored', async (t) => {
   const app = await testApp({ WORKERS: 2 });
@@ -35,8 +37,13 @@ t.test('concurrent requests of one step from several ranks all count into it; a 
     post(base, rank(2), { 'idempotency-key': 'rank-2' }),
     post(base, rank(3)),
   ]);
-  t.same(answers.map((a) => a.status), [200, 200, 200, 200]);
+  t.same(
+    answers.map((a) => a.status),
+    [200, 200, 200, 200],
+  );
   t.equal(answers.filter((a) => a.replayed === 'true').length, 1, 'one of the two rank-1 requests is the replay of the other');
-  const fin = await fetch(`${base}/runs/ranks/finalize`, { method: 'POST' }).then((r) => r.json() as Promise<{ finalized: { plans: number; requests: number } }>);
+  const fin = await fetch(`${base}/runs/ranks/finalize`, { method: 'POST' }).then(
+    (r) => r.json() as Promise<{ finalized: { plans: number; requests: number } }>,
+  );
   t.match(fin.finalized, { plans: 3 * 128, requests: 3 });
 });

@@ -5,7 +5,14 @@ import { cognitiveLoadTruncate, outcomeRate, passAtK, recallAtK } from '../../..
 const binom = (n: number, k: number): number => (k < 0 || k > n ? 0 : k === 0 ? 1 : (binom(n - 1, k - 1) * n) / k);
 
 t.test('pass@k: the unbiased estimator equals 1 − C(n−c,k)/C(n,k)', async (t) => {
-  for (const [n, c, k] of [[10, 3, 1], [10, 3, 5], [20, 0, 5], [20, 20, 1], [5, 1, 5], [15, 7, 3]] as const) {
+  for (const [n, c, k] of [
+    [10, 3, 1],
+    [10, 3, 5],
+    [20, 0, 5],
+    [20, 20, 1],
+    [5, 1, 5],
+    [15, 7, 3],
+  ] as const) {
     t.ok(Math.abs(passAtK(n, c, k) - (1 - binom(n - c, k) / binom(n, k))) < 1e-12, `n=${n} c=${c} k=${k}`);
   }
   t.ok(Math.abs(passAtK(10, 3, 1) - 0.3) < 1e-12, 'k = 1 is the pass rate');

@@ -6,12 +6,21 @@ import { startOpenAiStub } from '../../support/openai-stub.js';
 const criterionOf = (content: string) => CRITERIA.find((c) => content.includes(`Criterion: ${c}.`))!;
 
 t.test('eight independent calls, one per criterion, with bounded concurrency', async (t) => {
-  const stub = await startOpenAiStub((call) => ({ content: `${CRITERIA.indexOf(criterionOf(call.body.messages[1]!.content)) % 5 + 1}\nBecause.`, delayMs: 30 }));
+  const stub = await startOpenAiStub((call) => ({
+    content: `${(CRITERIA.indexOf(criterionOf(call.body.messages[1]!.content)) % 5) + 1}\nBecause.`,
+    delayMs: 30,
+  }));
   t.teardown(stub.close);
   const config: JudgeConfig = { baseUrl: stub.baseUrl, model: 'judge-7b', apiKey: 'k-123', concurrency: 3, timeoutMs: 2000, retries: 0 };
   const scores = await judgeConversation(config, 'Teacher: Preheat the oven.\nLearner: Done.', 'Step 1: preheat the oven.');
-  t.same(scores.map((s) => s.criterion), [...CRITERIA]);
-  t.same(scores.map((s) => s.score), CRITERIA.map((_, i) => (i % 5) + 1));
+  t.same(
+    scores.map((s) => s.criterion),
+    [...CRITERIA],
+  );
+  t.same(
+    scores.map((s) => s.score),
+    CRITERIA.map((_, i) => (i % 5) + 1),
+  );
   t.equal(stub.calls.length, 8);
   t.equal(new Set(stub.calls.map((c) => criterionOf(c.body.messages[1]!.content))).size, 8, 'each call asks about one criterion');
   t.ok(stub.maxInFlight() <= 3, `at most 3 in flight (saw ${stub.maxInFlight()})`);

@@ -8,7 +8,8 @@ import { corpusBleu, sentenceBleu, tokenize13a, type BleuScore, type SmoothMetho
 const TOL = 1e-9;
 const dir = new URL('../../fixtures/metric-reference/', import.meta.url);
 const load = (f: string) => JSON.parse(readFileSync(new URL(f, dir), 'utf8'));
-const fixtures: { id: string; hypothesis: string; reference: string; results: any }[] = load('fixtures.json');
+const fixtures: { id: string; hypothesis: string; reference: string; results: { sacrebleu: { sentence_bleu: Record<string, BleuScore> } } }[] =
+  load('fixtures.json');
 const METHODS: SmoothMethod[] = ['exp', 'floor', 'add-k', 'none'];
 
 function sameBleu(t: Test, got: BleuScore, exp: BleuScore, msg: string): void {
@@ -22,7 +23,7 @@ function sameBleu(t: Test, got: BleuScore, exp: BleuScore, msg: string): void {
 t.test('sentence BLEU: every fixture pair, every smoothing method', async (t) => {
   t.equal(fixtures.length, 100);
   for (const f of fixtures) {
-    for (const m of METHODS) sameBleu(t, sentenceBleu(f.hypothesis, [f.reference], { smoothMethod: m }), f.results.sacrebleu.sentence_bleu[m], `${f.id} ${m}`);
+    for (const m of METHODS) sameBleu(t, sentenceBleu(f.hypothesis, [f.reference], { smoothMethod: m }), f.results.sacrebleu.sentence_bleu[m]!, `${f.id} ${m}`);
   }
   // exp is the default
   const f = fixtures[0]!;
@@ -47,7 +48,12 @@ t.test('sacrebleu-extra: 13a stress strings, several references, lowercase, two 
   }
   for (const [key, exp] of Object.entries<BleuScore>(x.corpus.res)) {
     const eff = key.endsWith('True');
-    sameBleu(t, corpusBleu(x.corpus.hyps, x.corpus.streams, { smoothMethod: key.replace(/True|False$/, '') as SmoothMethod, useEffectiveOrder: eff }), exp, `corpus ${key}`);
+    sameBleu(
+      t,
+      corpusBleu(x.corpus.hyps, x.corpus.streams, { smoothMethod: key.replace(/True|False$/, '') as SmoothMethod, useEffectiveOrder: eff }),
+      exp,
+      `corpus ${key}`,
+    );
   }
 });
 

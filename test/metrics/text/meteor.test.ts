@@ -27,9 +27,7 @@ t.equal(fixture.wordnet.version, '3.0');
 t.ok(fixture.pairs.length >= 150, `${fixture.pairs.length} pairs`);
 
 function check(t: Test, id: string, got: MeteorResult, want: Components): number {
-  const dev = Math.max(
-    ...(['score', 'precision', 'recall', 'fmean', 'penalty'] as const).map((k) => Math.abs(got[k] - want[k])),
-  );
+  const dev = Math.max(...(['score', 'precision', 'recall', 'fmean', 'penalty'] as const).map((k) => Math.abs(got[k] - want[k])));
   const ok = dev <= TOL && got.chunks === want.chunks && got.matches === want.matches && got.referenceIndex === want.referenceIndex;
   if (!ok) t.fail(`${id}: got ${JSON.stringify(got)} want ${JSON.stringify(want)}`);
   return dev;
@@ -72,7 +70,15 @@ t.test('alignment order and chunks follow NLTK', (t) => {
     [0, 0],
     [1, 2],
   ]);
-  t.equal(countChunks([[0, 0], [1, 1], [2, 3], [3, 4]]), 2);
+  t.equal(
+    countChunks([
+      [0, 0],
+      [1, 1],
+      [2, 3],
+      [3, 4],
+    ]),
+    2,
+  );
   t.equal(countChunks([]), 1);
   t.end();
 });

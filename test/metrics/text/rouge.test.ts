@@ -6,9 +6,12 @@ import { rouge, rougeTokenize, type RougeScore } from '../../../src/metrics/text
 // (test/fixtures/metric-reference/README.md). Tolerance 1e-12 absolute; observed deviation 0 (every
 // value is one or two float divisions of integers, done in the same order).
 const TOL = 1e-12;
-const fixtures: { id: string; hypothesis: string; reference: string; results: any }[] = JSON.parse(
-  readFileSync(new URL('../../fixtures/metric-reference/fixtures.json', import.meta.url), 'utf8'),
-);
+const fixtures: {
+  id: string;
+  hypothesis: string;
+  reference: string;
+  results: { rouge_score: Record<'use_stemmer_true' | 'use_stemmer_false', Record<string, { precision: number; recall: number; fmeasure: number }>> };
+}[] = JSON.parse(readFileSync(new URL('../../fixtures/metric-reference/fixtures.json', import.meta.url), 'utf8'));
 const TYPES = ['rouge1', 'rouge2', 'rougeL', 'rougeLsum'] as const;
 const close = (a: RougeScore, b: RougeScore) =>
   Math.abs(a.precision - b.precision) <= TOL && Math.abs(a.recall - b.recall) <= TOL && Math.abs(a.fmeasure - b.fmeasure) <= TOL;
@@ -18,7 +21,8 @@ t.test('every fixture pair, with and without stemming, all four types', async (t
     for (const stemmer of [false, true]) {
       const got = rouge(f.hypothesis, f.reference, { stemmer });
       const exp = f.results.rouge_score[stemmer ? 'use_stemmer_true' : 'use_stemmer_false'];
-      for (const type of TYPES) t.ok(close(got[type], exp[type]), `${f.id} stem=${stemmer} ${type}: ${JSON.stringify(got[type])} vs ${JSON.stringify(exp[type])}`);
+      for (const type of TYPES)
+        t.ok(close(got[type], exp[type]!), `${f.id} stem=${stemmer} ${type}: ${JSON.stringify(got[type])} vs ${JSON.stringify(exp[type])}`);
     }
   }
 });
@@ -32,7 +36,13 @@ t.test('tokenizer', async (t) => {
 
 t.test('edge cases', async (t) => {
   const zero = { precision: 0, recall: 0, fmeasure: 0 };
-  for (const [h, r] of [['', ''], ['', 'a b'], ['a b', ''], ['?!', '...'], ['\r', '\n\n']]) {
+  for (const [h, r] of [
+    ['', ''],
+    ['', 'a b'],
+    ['a b', ''],
+    ['?!', '...'],
+    ['\r', '\n\n'],
+  ]) {
     t.same(rouge(h!, r!, { stemmer: true }), { rouge1: zero, rouge2: zero, rougeL: zero, rougeLsum: zero }, JSON.stringify([h, r]));
   }
   const same = rouge('The cat sat.', 'the CAT sat', { stemmer: false });

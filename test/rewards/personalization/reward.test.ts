@@ -13,7 +13,10 @@ t.test('R_pers = hits / |C(I_p)| with the hits, what matched, and the misses', a
     { id: 'python', label: 'Python', sources: ['tag'], matched: ['python'] },
     { id: 'loops', label: 'loops', sources: ['skill'], matched: ['loops'] },
   ]);
-  t.same(r.misses.map((m) => m.id), ['postgresql', 'regex']);
+  t.same(
+    r.misses.map((m) => m.id),
+    ['postgresql', 'regex'],
+  );
   t.equal(r.lexicon, 'tech-lexicon@1');
 });
 
@@ -39,5 +42,8 @@ t.test('tool names and ids are not plan text', async (t) => {
   const coverage = new SignalCoverage(profileSignals({ signals: ['CodeInterpreterTool', 'zeta'] }));
   t.same(coverage.score(p).hits, [], 'neither a tool name nor an agent id is prose the learner sees');
   p.steps[0]!.instruction += ' Mention zeta here.';
-  t.same(coverage.score(p).hits.map((h) => h.id), ['zeta']);
+  t.same(
+    coverage.score(p).hits.map((h) => h.id),
+    ['zeta'],
+  );
 });

@@ -29,7 +29,11 @@ t.test('unknown tags become phrase signals; duplicates merge their sources', asy
 
 t.test('free text: lexicon terms only, whole words, ambiguous names ignored', async (t) => {
   t.same(ids('I go to the gym, then write Golang and some C at work; learning Java, not JavaScript.'), ['go', 'java', 'javascript']);
-  t.same(ids({ about_me: 'Teacher moving to web development', goals: ['learn React Native', 'ship an app'] }), ['education', 'web-development', 'react-native']);
+  t.same(ids({ about_me: 'Teacher moving to web development', goals: ['learn React Native', 'ship an app'] }), [
+    'education',
+    'web-development',
+    'react-native',
+  ]);
   t.same(ids({ tags: ['go', 'r'] }), ['go', 'r'], 'a tag may use the ambiguous name');
   t.same(ids('machine_learning with node-js for web   development'), ['machine-learning', 'nodejs', 'web-development'], 'separators are flexible');
   t.same(ids('csharpish javascripty postgresql9'), [], 'no partial words');
@@ -37,10 +41,13 @@ t.test('free text: lexicon terms only, whole words, ambiguous names ignored', as
 
 t.test('explicit signals', async (t) => {
   const s = profileSignals({ signals: ['visual explanations', 'TypeScript'] });
-  t.same(s.map((x) => [x.id, x.sources]), [
-    ['visual explanations', ['signal']],
-    ['typescript', ['signal']],
-  ]);
+  t.same(
+    s.map((x) => [x.id, x.sources]),
+    [
+      ['visual explanations', ['signal']],
+      ['typescript', ['signal']],
+    ],
+  );
 });
 
 t.test('empty profiles give no signals', async (t) => {

@@ -1,9 +1,5 @@
+import type { DialogueTurn } from '../src/contracts/verify-turn.js';
 import { turnValues } from './turn-values.js';
-
-export interface DialogueTurn {
-  role: 'tutor' | 'student';
-  text: string;
-}
 
 export interface TrainingRow {
   dialogue: string;

@@ -1,0 +1,54 @@
+// A JSON request body read the way the HTTP layer reads every body (prototype keys dropped, nesting bounded,
+// the route's zod schema), as plain data: /trace-knowledge/fit hands its body text to a worker, which reads
+// it there, so that a 200,000-row log is never parsed or validated on the main thread.
+import { parse } from 'secure-json-parse';
+import type { z } from 'zod';
+import { jsonPath } from '../common/json-path.js';
+import { pathPastDepth } from './body-depth.js';
+
+/**
+ * From this size a JSON body (or response) is handled in several turns of the event loop: gathering,
+ * parsing and validating 13 MB are each tens of milliseconds, and a probe should wait for one of them at most.
+ */
+export const LARGE_JSON_CHARS = 1 << 20;
+
+export interface BodyIssue {
+  path: string;
+  message: string;
+}
+
+export type ReadBody<T> = { ok: true; value: T } | { ok: false; message: string; issues: BodyIssue[] };
+
+/** The 400 message for schema issues, shared with the validator of the other routes. */
+export const invalidBodyMessage = (issues: readonly BodyIssue[], part = 'body'): string =>
+  `request ${part} is invalid — ${issues[0] ? `${issues[0].path}: ${issues[0].message}` : 'invalid request'}`;
+
+/** The 400 for a body nested deeper than MAX_JSON_DEPTH, or null. */
+export function depthIssue(body: unknown, maxDepth: number): { message: string; issues: BodyIssue[] } | null {
+  const deep = pathPastDepth(body, maxDepth);
+  if (!deep) return null;
+  return {
+    message: `request body nests deeper than ${maxDepth} levels`,
+    issues: [{ path: jsonPath(deep), message: `nesting deeper than MAX_JSON_DEPTH=${maxDepth}` }],
+  };
+}
+
+export function readJsonBody<S extends z.ZodType>(text: string, schema: S, maxDepth: number): ReadBody<z.output<S>> {
+  let body: unknown;
+  try {
+    // An empty body means no body, as for the other routes.
+    body = text === '' ? undefined : parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+  } catch (e) {
+    return {
+      ok: false,
+      message: "Body is not valid JSON but content-type is set to 'application/json'",
+      issues: [{ path: '$', message: (e as Error).message }],
+    };
+  }
+  const deep = depthIssue(body, maxDepth);
+  if (deep) return { ok: false, ...deep };
+  const checked = schema.safeParse(body);
+  if (checked.success) return { ok: true, value: checked.data };
+  const issues = checked.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message }));
+  return { ok: false, message: invalidBodyMessage(issues), issues };
+}

@@ -1,0 +1,76 @@
+// The OpenAPI document as generated from the zod schemas, made readable: one component per type, only
+// the components something uses, a description on every response, no ±2^53 bounds shown as examples.
+import type { OpenAPIV3_1 } from 'openapi-types';
+
+type Doc = OpenAPIV3_1.Document;
+const REF = '#/components/schemas/';
+
+// What each error status means on every route that declares it (src/http/errors.ts produces them).
+const ERROR_MEANING: Record<string, string> = {
+  '400': 'The request is invalid: `issues` names each field at fault (a malformed plan inside a valid request is not an error: it is scored and gated)',
+  '404': 'No such run',
+  '409': 'The Idempotency-Key was used for a different request in this run',
+  '413': 'The body is larger than BODY_LIMIT_BYTES',
+  '503': 'Not now: the queue is full (with Retry-After), a model is unavailable, or the run store is unreachable; nothing was recorded',
+  '504': 'The request deadline passed (REQUEST_DEADLINE_MS, or a lower options.deadline_ms); its work was stopped and nothing was recorded',
+};
+
+export function tidyOpenApi(doc: Doc): Doc {
+  const all = (doc.components?.schemas ?? {}) as Record<string, unknown>;
+  const baseOf = (name: string) => (name.endsWith('Input') ? name.slice(0, -'Input'.length) : null);
+  // zod emits a request schema X as XInput beside X; where the two are the same, X serves both.
+  const same = Object.keys(all).filter((n) => {
+    const base = baseOf(n);
+    return base !== null && base in all && JSON.stringify(all[base]) === JSON.stringify(all[n]);
+  });
+  // Safe-integer bounds say nothing a reader needs, and Swagger UI shows them as example values.
+  const unbounded = renameRefs(JSON.stringify(doc), same).replaceAll(/,"(minimum|maximum)":-?9007199254740991|"(minimum|maximum)":-?9007199254740991,?/g, '');
+  const used = reachableSchemas(JSON.parse(unbounded) as Doc);
+  // A request schema used only as such keeps its plain name.
+  const requestOnly = Object.keys(used).filter((n) => {
+    const base = baseOf(n);
+    return base !== null && !(base in used);
+  });
+  const out = JSON.parse(renameRefs(unbounded, requestOnly)) as Doc;
+  out.components = {
+    ...out.components,
+    schemas: Object.fromEntries(
+      Object.entries(used).map(([n, s]) => [requestOnly.includes(n) ? baseOf(n)! : n, JSON.parse(renameRefs(JSON.stringify(s), requestOnly))]),
+    ),
+  };
+  for (const path of Object.values(out.paths ?? {})) {
+    for (const op of Object.values(path ?? {}) as OpenAPIV3_1.OperationObject[]) {
+      if (typeof op !== 'object' || op === null || !('responses' in op)) continue;
+      for (const [status, response] of Object.entries(op.responses ?? {}) as [string, OpenAPIV3_1.ResponseObject][]) {
+        if (response.description !== 'Default Response') continue;
+        response.description = ERROR_MEANING[status] ?? (status === '204' ? 'Done; no body' : (op.summary ?? 'OK'));
+      }
+    }
+  }
+  return out;
+}
+
+/** `XInput` references become `X` references. */
+const renameRefs = (json: string, inputs: readonly string[]): string =>
+  inputs.reduce((text, name) => text.replaceAll(`"${REF}${name}"`, `"${REF}${name.slice(0, -'Input'.length)}"`), json);
+
+/** The components that the paths use, directly or through other components. */
+function reachableSchemas(doc: Doc): Record<string, unknown> {
+  const all = (doc.components?.schemas ?? {}) as Record<string, unknown>;
+  const seen = new Set<string>();
+  const visit = (value: unknown) => {
+    for (const m of JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+      const name = m[1]!;
+      if (seen.has(name) || !(name in all)) continue;
+      seen.add(name);
+      visit(all[name]);
+    }
+  };
+  visit(doc.paths);
+  return Object.fromEntries(
+    Object.keys(all)
+      .filter((n) => seen.has(n))
+      .sort()
+      .map((n) => [n, all[n]]),
+  );
+}

@@ -1,0 +1,56 @@
+// One mapping from what went wrong to its answer (src/http/errors.ts): each kind of failure a client can
+// cause has its status and machine-readable code.
+import type { InjectOptions } from 'fastify';
+import t from 'tap';
+import { ERROR_CODES } from '../../src/contracts/errors.js';
+import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
+import { testApp } from '../support/app.js';
+
+t.test('each failure a client can cause has its status and code', async (t) => {
+  const app = await testApp({ BODY_LIMIT_BYTES: 64 * 1024, WORKERS: 0 });
+  t.teardown(() => app.close());
+  const json = { 'content-type': 'application/json' };
+  const scored = { ...EXAMPLE_SCORE_REQUEST, run_id: 'errors', step: 0 };
+  const first = await app.inject({ method: 'POST', url: '/score-plan', headers: { ...json, 'idempotency-key': 'k' }, payload: JSON.stringify(scored) });
+  t.equal(first.statusCode, 200, first.body.slice(0, 200));
+
+  const cases: [string, InjectOptions, number, string][] = [
+    ['a field of the wrong type', { method: 'POST', url: '/validate-plan', payload: { completion: {}, options: { strict: 'yes' } } }, 400, 'invalid_request'],
+    ['broken JSON', { method: 'POST', url: '/validate-plan', headers: json, payload: '{"completion": ' }, 400, 'invalid_json'],
+    [
+      'a body over BODY_LIMIT_BYTES',
+      { method: 'POST', url: '/validate-plan', headers: json, payload: JSON.stringify({ completion: 'x'.repeat(70_000) }) },
+      413,
+      'body_too_large',
+    ],
+    [
+      'a body that is not JSON',
+      { method: 'POST', url: '/validate-plan', headers: { 'content-type': 'text/csv' }, payload: 'a,b' },
+      415,
+      'unsupported_media_type',
+    ],
+    ['no such route', { method: 'GET', url: '/nope' }, 404, 'route_not_found'],
+    ['no such run', { method: 'GET', url: '/runs/no-such-run' }, 404, 'run_not_found'],
+    ['no such run to delete', { method: 'DELETE', url: '/runs/no-such-run' }, 404, 'run_not_found'],
+    [
+      'an Idempotency-Key reused for another body',
+      { method: 'POST', url: '/score-plan', headers: { ...json, 'idempotency-key': 'k' }, payload: JSON.stringify({ ...scored, options: { strict: true } }) },
+      409,
+      'idempotency_conflict',
+    ],
+  ];
+  for (const [name, request, status, code] of cases) {
+    const res = await app.inject(request);
+    t.equal(res.statusCode, status, `${name}: ${res.body.slice(0, 200)}`);
+    t.match(res.json(), { statusCode: status, code }, name);
+    t.ok(ERROR_CODES.includes(res.json().code), `${name}: a documented code`);
+  }
+  const notFound = await app.inject({ method: 'GET', url: '/runs/no-such-run' });
+  t.same(
+    notFound.json(),
+    { statusCode: 404, error: 'Not Found', code: 'run_not_found', message: 'no run "no-such-run"' },
+    'the same 404 from the route and the ledger',
+  );
+  const tooLarge = await app.inject(cases[2]![1]);
+  t.equal(tooLarge.json().error, 'Payload Too Large', 'the status text is the status’s own');
+});

@@ -1,0 +1,72 @@
+import { readFile } from 'node:fs/promises';
+import t from 'tap';
+import { openApiDocument } from '../src/openapi.js';
+
+t.test('the committed openapi/openapi.json is what the route schemas generate (run `npm run openapi`)', async (t) => {
+  const committed = await readFile(new URL('../openapi/openapi.json', import.meta.url), 'utf8');
+  const generated = await openApiDocument();
+  t.equal(generated, committed);
+  const doc = JSON.parse(generated);
+  t.same(Object.keys(doc.paths).sort(), [
+    '/dialogue/next',
+    '/evaluate-dialogue',
+    '/evaluate-plan',
+    '/evaluate-text',
+    '/evaluate-text/corpus',
+    '/health',
+    '/openrlhf/reward',
+    '/ready',
+    '/runs',
+    '/runs/{id}',
+    '/runs/{id}/finalize',
+    '/runs/{id}/history',
+    '/score-plan',
+    '/trace-knowledge',
+    '/trace-knowledge/fit',
+    '/validate-plan',
+    '/verify-turn',
+  ]);
+  t.ok(doc.components.schemas.VerifyTurnRequest.examples.length > 0);
+  t.ok(doc.components.schemas.ScorePlanRequest.examples.length > 0, 'Swagger UI has a request to try');
+});
+
+t.test('the document is tidy: one component per type, all used, every operation named, every response described', async (t) => {
+  const doc = JSON.parse(await openApiDocument());
+  const text = JSON.stringify(doc);
+  const names = Object.keys(doc.components.schemas);
+  t.same(
+    names.filter((n) => n.endsWith('Input')),
+    [],
+    'no XInput twins',
+  );
+  const refs = new Set([...text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!));
+  t.same(
+    [...refs].filter((r) => !names.includes(r)),
+    [],
+    'every reference resolves',
+  );
+  t.same(
+    names.filter((n) => !refs.has(n)),
+    [],
+    'every component is referenced',
+  );
+  t.notMatch(text, /9007199254740991/, 'no ±2^53 bounds');
+  const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops as object).map(([method, op]) => ({
+      at: `${method} ${path}`,
+      ...(op as { operationId?: string; responses: Record<string, { description: string }> }),
+    })),
+  );
+  t.same(
+    operations.filter((o) => !o.operationId).map((o) => o.at),
+    [],
+    'every operation has an operationId',
+  );
+  t.equal(new Set(operations.map((o) => o.operationId)).size, operations.length, 'operationIds are unique');
+  const undescribed = operations.flatMap((o) =>
+    Object.entries(o.responses)
+      .filter(([, r]) => !r.description || r.description === 'Default Response')
+      .map(([code]) => `${o.at} ${code}`),
+  );
+  t.same(undescribed, [], 'every response has a description');
+});
