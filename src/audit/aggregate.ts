@@ -20,11 +20,11 @@ export const TOPOLOGY_METRICS = [
 export type TopologyMetric = (typeof TOPOLOGY_METRICS)[number];
 
 /** Distinct intents kept apart; the rest are pooled, so a file with an id in `intent` cannot grow memory. */
-export const MAX_INTENTS = 1000;
-export const OTHER_INTENTS = '(other)';
-export const NO_INTENT = '(none)';
+const MAX_INTENTS = 1000;
+const OTHER_INTENTS = '(other)';
+const NO_INTENT = '(none)';
 /** Malformed lines reported by line number; the rest are only counted. */
-export const MAX_MALFORMED_EXAMPLES = 10;
+const MAX_MALFORMED_EXAMPLES = 10;
 
 interface RewardSums {
   n: number;
@@ -51,7 +51,7 @@ export interface RewardMeans {
   score: number | null;
 }
 
-export interface ReasonCount<R extends string> {
+interface ReasonCount<R extends string> {
   reason: R;
   count: number;
   /** count / scored records. A plan can fail for several reasons, so shares can sum past the rejected share. */

@@ -15,11 +15,11 @@ import { Progress } from './progress.js';
 
 // The command-line shell: arguments, files, exit codes. Everything it reports is computed in src/audit/.
 
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-export const EXIT_USAGE = 2;
+const EXIT_OK = 0;
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
 
-export const USAGE = `Usage: plan-reward audit <plans.jsonl> [--out DIR] [--palette FILE] [--strict] [--quiet]
+const USAGE = `Usage: plan-reward audit <plans.jsonl> [--out DIR] [--palette FILE] [--strict] [--quiet]
 
 Scores every plan of a JSONL file with the service's static gate and raw soft rewards, and summarizes
 rejections by reason, the topology of accepted plans and per-intent rewards.

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 const Count = z.number().int().min(0);
 
-export const DialogueStateSchema = z
+const DialogueStateSchema = z
   .object({
     current_step: Count.describe('0-based index of the tutorial step being taught'),
     steps_total: z.number().int().min(1).describe('Number of steps in the tutorial'),

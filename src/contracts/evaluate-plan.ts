@@ -6,7 +6,7 @@ import { ProfileSchema } from './profile.js';
 import { PhaseSummarySchema, TopologySchema, ViolationSchema } from './results.js';
 import { CompletionSchema } from './score-plan.js';
 
-export const EVALUATE_PLAN_LIMITS = { maxPlans: 32, maxGedTimeoutMs: 10_000 } as const;
+const EVALUATE_PLAN_LIMITS = { maxPlans: 32, maxGedTimeoutMs: 10_000 } as const;
 
 export const EvaluatePlanRequestSchema = z
   .object({

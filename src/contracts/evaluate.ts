@@ -7,7 +7,7 @@ export const EVALUATE_LIMITS = { maxTextChars: 200_000, maxMessages: 1_000, maxR
 
 const Text = z.string().max(EVALUATE_LIMITS.maxTextChars);
 const Smooth = z.enum(['exp', 'floor', 'add-k', 'none']);
-export const TextMetricSchema = z.enum(['bleu', 'rouge', 'meteor']);
+const TextMetricSchema = z.enum(['bleu', 'rouge', 'meteor']);
 
 const BleuSchema = z.object({
   definition: z.string(),
@@ -33,7 +33,7 @@ const MeteorSchema = z.object({
   matches: z.number(),
   reference_index: z.number().int(),
 });
-export const TextScoresSchema = z.object({ bleu: BleuSchema.optional(), rouge: RougeSchema.optional(), meteor: MeteorSchema.optional() });
+const TextScoresSchema = z.object({ bleu: BleuSchema.optional(), rouge: RougeSchema.optional(), meteor: MeteorSchema.optional() });
 
 export const EvaluateTextRequestSchema = z
   .object({

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
 export const PHASES = ['activation', 'demonstration', 'application', 'integration', 'feedback', 'consolidate'] as const;
-export const PhaseSchema = z.enum(PHASES);
+const PhaseSchema = z.enum(PHASES);
 export type Phase = z.infer<typeof PhaseSchema>;
 
-export const ToolSchema = z
+const ToolSchema = z
   .object({
     name: z.string().min(1).max(200),
     description: z.string().max(2000).optional(),

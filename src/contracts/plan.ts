@@ -4,7 +4,7 @@ import { z } from 'zod';
 // Unknown extra fields are allowed and dropped: planners add commentary fields freely.
 const id = z.string().min(1);
 
-export const AgentSchema = z.object({
+const AgentSchema = z.object({
   id,
   role: z.string(),
   goal: z.string().optional(),
@@ -12,14 +12,14 @@ export const AgentSchema = z.object({
   tools: z.array(z.string()),
 });
 
-export const SubtaskSchema = z.object({
+const SubtaskSchema = z.object({
   id,
   name: z.string(),
   objective: z.string().optional(),
   agent: z.string().optional(),
 });
 
-export const StepSchema = z.object({
+const StepSchema = z.object({
   id,
   subtask: z.string(),
   agent: z.string(),
@@ -32,7 +32,7 @@ export const StepSchema = z.object({
 
 // max_iterations is deliberately loose here: a loop without a positive integer bound is an
 // `unbounded_loop` violation with its own code, not a schema error.
-export const LoopSchema = z.object({
+const LoopSchema = z.object({
   id: z.string().optional(),
   nodes: z.array(z.string()),
   max_iterations: z.number().nullable().optional(),

@@ -6,7 +6,7 @@ const stringList = z.union([list, z.string().max(20000)]);
 // here: it would split the OpenAPI input schema from its example.)
 const absentIfNull = <T extends z.ZodType>(s: T) => s.nullish();
 
-export const ProfileObjectSchema = z
+const ProfileObjectSchema = z
   .looseObject({
     about_me: absentIfNull(z.string().max(20000)),
     tags: absentIfNull(stringList).describe('List, or a comma/semicolon-separated string'),

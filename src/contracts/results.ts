@@ -19,7 +19,7 @@ export const ViolationSchema = z
   })
   .meta({ id: 'Violation' });
 
-export const NormalizationSchema = z
+const NormalizationSchema = z
   .object({
     path: z.string(),
     rule: z.enum(['unwrap_plan', 'field_alias', 'id_number_to_string', 'scalar_to_list', 'null_to_empty_list', 'missing_list_to_empty', 'empty_tool_to_null']),
@@ -27,7 +27,7 @@ export const NormalizationSchema = z
   })
   .meta({ id: 'Normalization' });
 
-export const GateSchema = z
+const GateSchema = z
   .object({
     failed: z.boolean(),
     reasons: z.array(z.enum(codes)).describe('Violation codes that closed the gate'),
@@ -36,7 +36,7 @@ export const GateSchema = z
   })
   .meta({ id: 'Gate' });
 
-export const StructuralSchema = z
+const StructuralSchema = z
   .object({
     value: z.number(),
     dag: z.number(),
@@ -50,7 +50,7 @@ export const StructuralSchema = z
 
 const SignalRef = { id: z.string(), label: z.string(), sources: z.array(z.enum(['tag', 'skill', 'signal', 'text'])) };
 
-export const PersonalizationSchema = z
+const PersonalizationSchema = z
   .object({
     value: z.number(),
     hits: z.array(z.object({ ...SignalRef, matched: z.array(z.string()) })),
@@ -66,7 +66,7 @@ export const PhaseSummarySchema = z.object({
   first_position: z.number().nullable(),
 });
 
-export const PedagogySchema = z
+const PedagogySchema = z
   .object({
     value: z.number(),
     phases: z.object(Object.fromEntries(PHASES.map((p) => [p, PhaseSummarySchema])) as Record<(typeof PHASES)[number], typeof PhaseSummarySchema>),
@@ -81,7 +81,7 @@ export const PedagogySchema = z
   })
   .meta({ id: 'PedagogyReward' });
 
-export const ComponentsSchema = z.object({ struct: StructuralSchema, pers: PersonalizationSchema.nullable(), ped: PedagogySchema }).meta({ id: 'Components' });
+const ComponentsSchema = z.object({ struct: StructuralSchema, pers: PersonalizationSchema.nullable(), ped: PedagogySchema }).meta({ id: 'Components' });
 
 export const TopologySchema = z
   .object({

@@ -80,7 +80,7 @@ export const HistoryRowSchema = z
   })
   .meta({ id: 'StepHistory' });
 
-export const OpenStepSchema = z
+const OpenStepSchema = z
   .object({ step: z.number().int(), plans: z.number().int(), gated: z.number().int(), requests: z.number().int(), weights: AxisVectorSchema })
   .meta({ id: 'OpenStep' });
 

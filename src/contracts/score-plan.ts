@@ -40,7 +40,7 @@ export const ScorePlanRequestSchema = z
 
 export type ScorePlanRequest = z.infer<typeof ScorePlanRequestSchema>;
 
-export const PlanScoreSchema = z
+const PlanScoreSchema = z
   .object({
     index: z.number().describe('Position of the completion in its group'),
     reward: z.number().describe('R_i = Σ_k w_k z_ik + R_hard_i'),
@@ -51,7 +51,7 @@ export const PlanScoreSchema = z
   })
   .meta({ id: 'PlanScore' });
 
-export const PlanRewardSchema = z
+const PlanRewardSchema = z
   .object({
     index: PlanScoreSchema.shape.index,
     reward: PlanScoreSchema.shape.reward,
@@ -64,7 +64,7 @@ export const PlanRewardSchema = z
   .strict()
   .meta({ id: 'PlanReward', description: 'A plan with options.detail = "rewards"' });
 
-export const GroupScoreSchema = z
+const GroupScoreSchema = z
   .object({
     index: z.number(),
     id: z.string().nullable(),

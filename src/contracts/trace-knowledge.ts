@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { DeadlineMsSchema } from './options.js';
 import { DialogueTurnSchema, VERIFY_LIMITS } from './verify-turn.js';
 
-export const TRACE_LIMITS = { maxKcs: 500, maxTurns: VERIFY_LIMITS.maxTurns, maxTextChars: VERIFY_LIMITS.maxTextChars } as const;
+const TRACE_LIMITS = { maxKcs: 500, maxTurns: VERIFY_LIMITS.maxTurns, maxTextChars: VERIFY_LIMITS.maxTextChars } as const;
 
 const Text = z.string().max(TRACE_LIMITS.maxTextChars);
 const TextOrLines = z.union([Text, z.array(Text).max(TRACE_LIMITS.maxKcs)]);
 const Probability = z.number().min(0).max(1);
 
-export const BktParamsSchema = z
+const BktParamsSchema = z
   .object({
     prior: Probability.describe('p(known) before any evidence'),
     learn: Probability.describe('T: p(unknown → known) at each opportunity'),
@@ -18,7 +18,7 @@ export const BktParamsSchema = z
   })
   .strict();
 
-export const KcSchema = z.object({ id: z.string().min(1).max(200), text: Text.min(1), kind: z.enum(['dependency', 'step']) }).strict();
+const KcSchema = z.object({ id: z.string().min(1).max(200), text: Text.min(1), kind: z.enum(['dependency', 'step']) }).strict();
 
 export const TraceKnowledgeRequestSchema = z
   .object({
@@ -108,9 +108,8 @@ export const TraceKnowledgeResponseSchema = z
   .meta({ id: 'TraceKnowledgeResponse' });
 
 export type TraceKnowledgeRequest = z.infer<typeof TraceKnowledgeRequestSchema>;
-export type TraceKnowledgeResponse = z.infer<typeof TraceKnowledgeResponseSchema>;
 
-export const FIT_LIMITS = { maxRows: 500_000 } as const;
+const FIT_LIMITS = { maxRows: 500_000 } as const;
 
 export const FitRequestSchema = z
   .object({

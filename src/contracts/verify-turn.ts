@@ -7,7 +7,7 @@ export const VERIFY_LIMITS = { maxCandidates: 64, maxTextChars: 20_000, maxTurns
 
 const Text = z.string().max(VERIFY_LIMITS.maxTextChars);
 
-export const VerifyTaskSchema = z
+const VerifyTaskSchema = z
   .object({
     description: Text.min(1).describe('The target task, e.g. a function signature and docstring, or a problem statement'),
     dependencies: z.array(Text).max(VERIFY_LIMITS.maxListItems).optional().describe('Reference knowledge: dependency paths'),
@@ -77,7 +77,5 @@ export const VerifyTurnResponseSchema = z
   })
   .meta({ id: 'VerifyTurnResponse' });
 
-export type VerifyTurnRequest = z.infer<typeof VerifyTurnRequestSchema>;
-export type VerifyTurnResponse = z.infer<typeof VerifyTurnResponseSchema>;
 export type VerifyTask = z.infer<typeof VerifyTaskSchema>;
 export type DialogueTurn = z.infer<typeof DialogueTurnSchema>;

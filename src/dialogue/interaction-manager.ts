@@ -3,7 +3,7 @@
 // the same step, otherwise the teacher moves on; the conversation ends when the tutorial is done, when
 // someone says the `finished` token, or at the interaction limit.
 
-export type Node = 'teacher' | 'learner' | 'end';
+type Node = 'teacher' | 'learner' | 'end';
 
 export interface DialogueState {
   current_step: number;

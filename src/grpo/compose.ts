@@ -1,7 +1,7 @@
 import { mean, std } from './stats.js';
 
 export const SOFT_AXES = ['struct', 'pers', 'ped'] as const;
-export type Axis = (typeof SOFT_AXES)[number];
+type Axis = (typeof SOFT_AXES)[number];
 export type AxisVector = Record<Axis, number>;
 
 export const INITIAL_WEIGHTS: AxisVector = { struct: 1 / 3, pers: 1 / 3, ped: 1 / 3 };
@@ -17,7 +17,7 @@ export interface GroupMember {
   hard: number;
 }
 
-export interface ComposedMember {
+interface ComposedMember {
   z: AxisVector;
   reward: number;
   advantage: number;

@@ -5,7 +5,7 @@ import { tokenMatchScore, type TokenStateSource } from './dialogue/token-match.j
 import { judgeConversation, type JudgeConfig } from './judge/client.js';
 import { DEFINITIONS, METRICS_VERSION, textScores } from './text-scores.js';
 
-export const DIALOGUE_DEFINITIONS = {
+const DIALOGUE_DEFINITIONS = {
   question: 'WikiHowAgent Question: share of learner utterances containing "?"',
   completion: 'WikiHowAgent Completion: the last message ends with the token "finished" (any case)',
   diversity: 'WikiHowAgent Diversity: distinct / all word 2-grams over the teacher utterances',

@@ -17,7 +17,7 @@ export const DEFINITIONS = {
  * (two texts of some 6,000 words each); past that a request is refused rather than left to run for
  * seconds (two 200,000-character texts took 12 s).
  */
-export const MAX_LCS_CELLS = 40_000_000;
+const MAX_LCS_CELLS = 40_000_000;
 
 /** A text pair the metrics refuse to score; the message says which limit. */
 export class TextTooLong extends Error {

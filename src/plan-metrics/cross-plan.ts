@@ -3,7 +3,7 @@ import { normalizePhrase } from '../rewards/personalization/matcher.js';
 import { DEFAULT_GED_TIMEOUT_MS, graphEditDistance, planGraph } from './ged.js';
 import { DEFAULT_KAPPA, similarityFromGed } from './structural-similarity.js';
 
-export interface PlanPair {
+interface PlanPair {
   a: number;
   b: number;
   ged: number;

@@ -10,21 +10,6 @@ import { DEFAULT_GED_TIMEOUT_MS } from './ged.js';
 import { DEFAULT_KAPPA, structuralSimilarity, type StructuralSimilarity } from './structural-similarity.js';
 import { DEFAULT_DELTA_TBQ, toolBindingQuality, type EmbedFn, type ToolBindingQuality } from './tool-binding.js';
 
-export { graphEditDistance, planGraph, DEFAULT_GED_TIMEOUT_MS, type DiGraph, type GedResult, type GedOptions } from './ged.js';
-export { similarityFromGed, structuralSimilarity, DEFAULT_KAPPA, type StructuralSimilarity } from './structural-similarity.js';
-export {
-  toolBindingQuality,
-  toolText,
-  DEFAULT_DELTA_TBQ,
-  BINDING_CHECKS,
-  type EmbedFn,
-  type ToolBinding,
-  type ToolBindingQuality,
-  type BindingCheck,
-} from './tool-binding.js';
-export { phaseCoverage, skillHitRatio, type PhaseCoverage, type SkillHits } from './coverage.js';
-export { crossPlanMetrics, agentRoles, roleEdges, jaccard, type CrossPlanMetrics, type PlanPair } from './cross-plan.js';
-
 export interface PlanMetricsInput {
   plan: Plan;
   profile?: Profile;
@@ -44,7 +29,7 @@ export interface PlanMetricsOptions {
   palette?: ReadonlyArray<string | Tool>;
 }
 
-export interface PlanMetrics {
+interface PlanMetrics {
   /** PersonalPlan Table 4, from src/plan/graph.ts. */
   topology: Topology;
   structural_similarity: StructuralSimilarity | null;

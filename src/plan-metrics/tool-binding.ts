@@ -7,10 +7,10 @@ export type EmbedFn = (texts: readonly string[]) => Promise<Float32Array[]>;
 
 export const DEFAULT_DELTA_TBQ = 0.1;
 
-export const BINDING_CHECKS = ['role_subtask', 'tool_role', 'tool_instruction'] as const;
-export type BindingCheck = (typeof BINDING_CHECKS)[number];
+const BINDING_CHECKS = ['role_subtask', 'tool_role', 'tool_instruction'] as const;
+type BindingCheck = (typeof BINDING_CHECKS)[number];
 
-export interface ToolBinding {
+interface ToolBinding {
   step: string;
   agent: string;
   tool: string;

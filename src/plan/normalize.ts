@@ -6,7 +6,7 @@ export interface Normalization {
   detail: string;
 }
 
-export type NormalizationRule =
+type NormalizationRule =
   | 'unwrap_plan'
   | 'field_alias'
   | 'id_number_to_string'
@@ -15,7 +15,7 @@ export type NormalizationRule =
   | 'missing_list_to_empty'
   | 'empty_tool_to_null';
 
-export const FIELD_ALIASES = {
+const FIELD_ALIASES = {
   plan: { executionOrder: 'execution_order', order: 'execution_order' },
   agent: { agent_id: 'id', allowed_tools: 'tools' },
   subtask: { subtask_id: 'id', title: 'name', assigned_agent: 'agent' },

@@ -2,7 +2,7 @@ import type { Phase, Tool } from '../contracts/palette.js';
 
 // Default palette: eight CrewAI-style tools for programming tutoring. The first four are the ones the
 // PersonalPlan paper names; descriptions are ours.
-export const DEFAULT_PALETTE: readonly Tool[] = [
+const DEFAULT_PALETTE: readonly Tool[] = [
   { name: 'CodeInterpreterTool', description: 'Runs a code snippet in a sandbox and returns its output or error.' },
   { name: 'CodeDocsSearchTool', description: 'Searches official library and language documentation.', phase: 'demonstration' },
   { name: 'FirecrawlSearchTool', description: 'Searches the web and returns page content as markdown.', phase: 'demonstration' },

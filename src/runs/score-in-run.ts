@@ -24,7 +24,7 @@ import { fingerprint, receiptKey, type ReplyCache } from './idempotency.js';
 import type { Counted, RunLedger, StepInfo } from './ledger.js';
 import type { RunTurns } from './turns.js';
 
-export const DEFAULT_RUN_ID = 'default';
+const DEFAULT_RUN_ID = 'default';
 
 export type RunScoring = { kind: 'scored'; body: string; summary: ScoreSummary } | { kind: 'replay'; body: string } | { kind: 'conflict'; message: string };
 

@@ -84,7 +84,7 @@ export class StoreUnavailable extends Error {
 export const MAX_RECEIPTS_PER_RUN = 100_000;
 
 // Raw values travel as little-endian float64 bytes: exact, compact, and the same on every replica.
-export function packValues(xs: readonly number[]): Buffer {
+function packValues(xs: readonly number[]): Buffer {
   const b = Buffer.allocUnsafe(xs.length * 8);
   xs.forEach((x, i) => {
     b.writeDoubleLE(x, i * 8);

@@ -15,7 +15,7 @@ export interface GateOptions {
   lambda_hard: number;
 }
 
-export interface Components {
+interface Components {
   struct: StructuralReward;
   pers: PersonalizationReward | null;
   ped: PedagogyReward;

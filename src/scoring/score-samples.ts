@@ -7,13 +7,6 @@ import { profileSignals } from '../rewards/personalization/signals.js';
 import { evaluatePlan, type GateOptions, type PlanEvaluation } from './evaluate-plan.js';
 import type { Judged } from './score-groups.js';
 
-export interface SampleScore {
-  evaluation: PlanEvaluation;
-  /** Σ_k w_k R_k + R_hard: no group is visible, so the soft axes are weighted raw, not z-scored. */
-  reward: number;
-  score: number;
-}
-
 /** Each sample judged alone, its profile's signals computed once per distinct profile. The costly half. */
 export function evaluateSamples(samples: ReadonlyArray<{ completion: unknown; profile: Profile }>, limits: PlanLimits, gate: GateOptions): PlanEvaluation[] {
   const coverageByProfile = new Map<string, SignalCoverage>();
@@ -31,17 +24,4 @@ export function evaluateSamples(samples: ReadonlyArray<{ completion: unknown; pr
 /** Σ_k w_k R_k + R_hard: no group is visible, so the soft axes are weighted raw, not z-scored. */
 export function composeSample(e: Judged, weights: AxisVector): { reward: number; score: number } {
   return { reward: weightedSum(e.raw, weights) + e.gate.penalty, score: absoluteScore(e.raw, e.gate.failed, weights) };
-}
-
-/**
- * Samples scored one by one, for trainers that send no rollout group (OpenRLHF's remote reward model).
- * The trainer's own group normalization then centres and scales the total reward within each group.
- */
-export function scoreSamples(
-  samples: ReadonlyArray<{ completion: unknown; profile: Profile }>,
-  limits: PlanLimits,
-  gate: GateOptions,
-  weights: AxisVector,
-): SampleScore[] {
-  return evaluateSamples(samples, limits, gate).map((evaluation) => ({ evaluation, ...composeSample(evaluation, weights) }));
 }

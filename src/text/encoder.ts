@@ -9,7 +9,7 @@ import { sessionOptions } from './onnx-session.js';
 // A sentence encoder on onnxruntime-node: a directory with tokenizer.json, model.onnx and, optionally,
 // manifest.json. Without a manifest the directory is taken for a Hugging Face-style export (for example
 // all-MiniLM-L6-v2): special tokens added, mean pooling of the first output over the attention mask.
-export const EncoderManifestSchema = z.object({
+const EncoderManifestSchema = z.object({
   name: z.string(),
   version: z.string(),
   /** model: the graph outputs the sentence embedding itself; mean: mean-pool the token states. */

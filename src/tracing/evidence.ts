@@ -10,7 +10,7 @@ import type { KnowledgeComponent } from './kcs.js';
 //    turn (USE-lite cosines of 0.6–0.85 on Coding-Tutor dialogues), so a turn is about a KC by meaning
 //    only when the cosine clears a floor and is within a margin of the turn's best KC.
 
-export type Observation = 'correct' | 'incorrect' | 'taught';
+type Observation = 'correct' | 'incorrect' | 'taught';
 
 export interface Evidence {
   observation: Observation;

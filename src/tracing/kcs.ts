@@ -3,7 +3,7 @@
 // ("# Intra-class Dependency:\npkg.Class.attr\n\n# Intra-file Dependency:\npkg.fn") and `reference_steps`
 // ("1. Define …\n2. Establish …").
 
-export type KcKind = 'dependency' | 'step';
+type KcKind = 'dependency' | 'step';
 
 export interface KnowledgeComponent {
   id: string;

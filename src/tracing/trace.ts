@@ -18,14 +18,14 @@ export interface TraceInput {
   embed: (texts: string[]) => Promise<Float32Array[]>;
 }
 
-export interface EvidenceStep extends Evidence {
+interface EvidenceStep extends Evidence {
   turn: number;
   role: DialogueTurn['role'];
   p_before: number;
   p_after: number;
 }
 
-export interface KcTrace extends KnowledgeComponent {
+interface KcTrace extends KnowledgeComponent {
   p_before: number;
   p_after: number;
   status: 'known' | 'unknown';

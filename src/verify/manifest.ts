@@ -11,7 +11,7 @@ const Common = {
   model: z.string().min(1).default('model.onnx'),
 };
 
-export const EmbeddingHeadManifestSchema = z.object({
+const EmbeddingHeadManifestSchema = z.object({
   kind: z.literal('embedding-head'),
   ...Common,
   /** The sentence encoder the head was trained on, relative to the verifier directory. */
@@ -22,7 +22,7 @@ export const EmbeddingHeadManifestSchema = z.object({
   extra_features: z.array(z.string()),
 });
 
-export const CrossEncoderManifestSchema = z.object({
+const CrossEncoderManifestSchema = z.object({
   kind: z.literal('cross-encoder'),
   ...Common,
   tokenizer: z.string().min(1).default('tokenizer.json'),

@@ -9,7 +9,7 @@ export interface VerifyInput {
   candidates: readonly string[];
 }
 
-export interface CandidateScore {
+interface CandidateScore {
   /** Predicted turn value v ∈ [0, 1]. */
   score: number;
   logit: number;

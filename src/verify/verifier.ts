@@ -4,7 +4,7 @@ import { VerifierManifestSchema } from './manifest.js';
 import type { EncoderAt, TurnVerifier, VerifyInput } from './model.js';
 
 /** A verifier directory that cannot be served, with the reason. */
-export class VerifierNotLoadable extends Error {
+class VerifierNotLoadable extends Error {
   override name = 'VerifierNotLoadable';
 }
 

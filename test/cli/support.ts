@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Runs the CLI from source as a child process; resolves with its exit code and output. */
 export function cli(args: string[], nodeArgs: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {

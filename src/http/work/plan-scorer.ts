@@ -25,7 +25,7 @@ function completionChars(groups: ScorePlanRequest['groups']): number {
 }
 
 /** Contiguous runs of groups with about equal plan counts, at most `parts` of them. */
-export function splitGroups<G extends { completions: readonly unknown[] }>(groups: readonly G[], parts: number): G[][] {
+function splitGroups<G extends { completions: readonly unknown[] }>(groups: readonly G[], parts: number): G[][] {
   const total = groups.reduce((n, g) => n + g.completions.length, 0);
   const k = Math.max(1, Math.min(parts, groups.length, Math.floor(total / MIN_PLANS_PER_TASK)));
   const chunks: G[][] = [];

@@ -45,7 +45,7 @@ export class TaskRefused extends Error {
   }
 }
 
-export interface PoolStatus {
+interface PoolStatus {
   /** Worker threads; 0 when the main thread runs the work itself. */
   workers: number;
   /** Tasks running now. */

@@ -30,7 +30,7 @@ export function outcomeRate(pre: number, post: number): number | null {
   return pre === 0 ? null : (post - pre) / pre;
 }
 
-export const COGNITIVE_LOAD_WORDS = 60;
+const COGNITIVE_LOAD_WORDS = 60;
 
 /** f_CL: a tutor utterance as the simulated student reads it — its last M words (M = 60). */
 export function cognitiveLoadTruncate(utterance: string, m: number = COGNITIVE_LOAD_WORDS): string {

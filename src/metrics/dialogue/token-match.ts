@@ -15,7 +15,7 @@ export interface TokenMatch {
 }
 
 /** Tokens per side: the greedy matching costs hypothesis × reference cosines. */
-export const MAX_TOKENS = 512;
+const MAX_TOKENS = 512;
 
 /** Greedy matching: each token takes its most similar token on the other side. */
 export function tokenMatchF1(hypothesis: readonly Float32Array[], reference: readonly Float32Array[], truncated = false): TokenMatch {

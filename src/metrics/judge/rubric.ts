@@ -3,7 +3,7 @@
 export const CRITERIA = ['Clarity', 'Truthfulness', 'Engagement', 'Coherence', 'Depth', 'Relevance', 'Progress', 'Naturalness'] as const;
 export type Criterion = (typeof CRITERIA)[number];
 
-export const RUBRIC: Record<Criterion, { question: string; anchors: Record<1 | 3 | 5, string> }> = {
+const RUBRIC: Record<Criterion, { question: string; anchors: Record<1 | 3 | 5, string> }> = {
   Clarity: {
     question: "How clear and easy to follow are the teacher's explanations?",
     anchors: {

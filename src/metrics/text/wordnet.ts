@@ -19,7 +19,7 @@ import { gunzipSync } from 'node:zlib';
 export type WordNetPos = 'n' | 'v' | 'a' | 'r';
 
 /** NLTK's POS_LIST order, which is the order `synsets()` walks. */
-export const POS_LIST: readonly WordNetPos[] = ['n', 'v', 'a', 'r'];
+const POS_LIST: readonly WordNetPos[] = ['n', 'v', 'a', 'r'];
 
 const FILE_SUFFIX: Record<WordNetPos, string> = { n: 'noun', v: 'verb', a: 'adj', r: 'adv' };
 

@@ -9,7 +9,7 @@ const BIT = Object.fromEntries(ALL_PHASES.map((p, i) => [p, 1 << i])) as Record<
 // One scan per step text: capture group i + 1 holds a cue of ALL_PHASES[i].
 const CUES = new RegExp(`\\b(?:${ALL_PHASES.map((p) => `(${PHASE_CUES[p].join('|')})`).join('|')})`, 'gi');
 
-export interface StepPhases {
+interface StepPhases {
   step: string;
   phases: Phase[];
   /** Activation cue found on a step without human_input: true, so it does not count. */

@@ -18,7 +18,7 @@ export interface PersonalizationReward {
 }
 
 /** Text(P): the agent, subtask and step text a learner-facing plan is judged on, lowercased. */
-export function planText(plan: Plan): string {
+function planText(plan: Plan): string {
   let text = '';
   for (const a of plan.agents) text += `${a.role}\n${a.goal ?? ''}\n${a.backstory ?? ''}\n`;
   for (const s of plan.subtasks) text += `${s.name}\n${s.objective ?? ''}\n`;
