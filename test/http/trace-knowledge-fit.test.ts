@@ -94,11 +94,14 @@ t.test('the body is read on the worker: a lower options.deadline_ms stops the fi
   const late = await app.inject({
     method: 'POST',
     url: '/trace-knowledge/fit',
-    payload: { rows, options: { deadline_ms: 50, restarts: 50, tolerance: 1e-12 } },
+    payload: { rows, options: { deadline_ms: 50, restarts: 50, max_iterations: 1000, tolerance: 1e-12 } },
   });
   t.equal(late.statusCode, 504, late.body.slice(0, 300));
   t.match(late.json(), { message: /deadline of 50 ms/ });
-  t.ok(performance.now() - started < 5_000, `answered after ${(performance.now() - started).toFixed(0)} ms; the full fit takes minutes`);
+  // The whole fit may run 50,000 E-steps (5,000 of them took 8.4 s here); without the worker-side stop the
+  // server's 30 s deadline would end it, with another message. Reading the body on a fresh worker took up
+  // to 5.4 s in CI.
+  t.ok(performance.now() - started < 20_000, `answered after ${(performance.now() - started).toFixed(0)} ms`);
   const after = await app.inject({ method: 'POST', url: '/trace-knowledge/fit', payload: { rows: rows.slice(0, 200) } });
   t.equal(after.statusCode, 200, 'the worker is free for the next fit');
 
