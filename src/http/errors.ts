@@ -56,6 +56,7 @@ function httpError(err: unknown): HttpError | null {
     }));
     return { status: 400, code: 'invalid_request', message: invalidBodyMessage(issues, err.validationContext), issues };
   }
+  if (err instanceof TaskRefused && err.failure === 'invalid-json') return { status: 400, code: 'invalid_json', message: err.message, issues: err.issues };
   if (err instanceof RunNotFound) return { status: 404, code: 'run_not_found', message: err.message };
   if (err instanceof IdempotencyConflict) return { status: 409, code: 'idempotency_conflict', message: err.message };
   // Nobody reads this answer; the status keeps the log line honest.

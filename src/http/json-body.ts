@@ -17,7 +17,8 @@ export interface BodyIssue {
   message: string;
 }
 
-export type ReadBody<T> = { ok: true; value: T } | { ok: false; message: string; issues: BodyIssue[] };
+/** A body that is not JSON at all, or JSON that breaks the schema or the depth bound. */
+export type ReadBody<T> = { ok: true; value: T } | { ok: false; kind: 'invalid-json' | 'invalid-body'; message: string; issues: BodyIssue[] };
 
 /** The 400 message for schema issues, shared with the validator of the other routes. */
 export const invalidBodyMessage = (issues: readonly BodyIssue[], part = 'body'): string =>
@@ -41,14 +42,15 @@ export function readJsonBody<S extends z.ZodType>(text: string, schema: S, maxDe
   } catch (e) {
     return {
       ok: false,
+      kind: 'invalid-json',
       message: "Body is not valid JSON but content-type is set to 'application/json'",
       issues: [{ path: '$', message: (e as Error).message }],
     };
   }
   const deep = depthIssue(body, maxDepth);
-  if (deep) return { ok: false, ...deep };
+  if (deep) return { ok: false, kind: 'invalid-body', ...deep };
   const checked = schema.safeParse(body);
   if (checked.success) return { ok: true, value: checked.data };
   const issues = checked.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message }));
-  return { ok: false, message: invalidBodyMessage(issues), issues };
+  return { ok: false, kind: 'invalid-body', message: invalidBodyMessage(issues), issues };
 }

@@ -17,7 +17,6 @@ const ERROR_MEANING: Record<string, string> = {
 
 export function tidyOpenApi(doc: Doc): Doc {
   const all = (doc.components?.schemas ?? {}) as Record<string, unknown>;
-  const baseOf = (name: string) => (name.endsWith('Input') ? name.slice(0, -'Input'.length) : null);
   // zod emits a request schema X as XInput beside X; where the two are the same, X serves both.
   const same = Object.keys(all).filter((n) => {
     const base = baseOf(n);
@@ -27,17 +26,13 @@ export function tidyOpenApi(doc: Doc): Doc {
   const unbounded = renameRefs(JSON.stringify(doc), same).replaceAll(/,"(minimum|maximum)":-?9007199254740991|"(minimum|maximum)":-?9007199254740991,?/g, '');
   const used = reachableSchemas(JSON.parse(unbounded) as Doc);
   // A request schema used only as such keeps its plain name.
-  const requestOnly = Object.keys(used).filter((n) => {
+  const requestOnly = used.filter((n) => {
     const base = baseOf(n);
-    return base !== null && !(base in used);
+    return base !== null && !used.includes(base);
   });
   const out = JSON.parse(renameRefs(unbounded, requestOnly)) as Doc;
-  out.components = {
-    ...out.components,
-    schemas: Object.fromEntries(
-      Object.entries(used).map(([n, s]) => [requestOnly.includes(n) ? baseOf(n)! : n, JSON.parse(renameRefs(JSON.stringify(s), requestOnly))]),
-    ),
-  };
+  const schemas = out.components?.schemas ?? {};
+  out.components = { ...out.components, schemas: Object.fromEntries(used.map((n) => [requestOnly.includes(n) ? baseOf(n)! : n, schemas[n]!])) };
   for (const path of Object.values(out.paths ?? {})) {
     for (const op of Object.values(path ?? {}) as OpenAPIV3_1.OperationObject[]) {
       if (typeof op !== 'object' || op === null || !('responses' in op)) continue;
@@ -50,12 +45,15 @@ export function tidyOpenApi(doc: Doc): Doc {
   return out;
 }
 
+/** X for zod's request twin XInput, else null. */
+const baseOf = (name: string): string | null => (name.endsWith('Input') ? name.slice(0, -'Input'.length) : null);
+
 /** `XInput` references become `X` references. */
 const renameRefs = (json: string, inputs: readonly string[]): string =>
-  inputs.reduce((text, name) => text.replaceAll(`"${REF}${name}"`, `"${REF}${name.slice(0, -'Input'.length)}"`), json);
+  inputs.reduce((text, name) => text.replaceAll(`"${REF}${name}"`, `"${REF}${baseOf(name)}"`), json);
 
-/** The components that the paths use, directly or through other components. */
-function reachableSchemas(doc: Doc): Record<string, unknown> {
+/** The names of the components that the paths use, directly or through other components, sorted. */
+function reachableSchemas(doc: Doc): string[] {
   const all = (doc.components?.schemas ?? {}) as Record<string, unknown>;
   const seen = new Set<string>();
   const visit = (value: unknown) => {
@@ -67,10 +65,7 @@ function reachableSchemas(doc: Doc): Record<string, unknown> {
     }
   };
   visit(doc.paths);
-  return Object.fromEntries(
-    Object.keys(all)
-      .filter((n) => seen.has(n))
-      .sort()
-      .map((n) => [n, all[n]]),
-  );
+  return Object.keys(all)
+    .filter((n) => seen.has(n))
+    .sort();
 }

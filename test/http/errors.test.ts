@@ -17,6 +17,7 @@ t.test('each failure a client can cause has its status and code', async (t) => {
   const cases: [string, InjectOptions, number, string][] = [
     ['a field of the wrong type', { method: 'POST', url: '/validate-plan', payload: { completion: {}, options: { strict: 'yes' } } }, 400, 'invalid_request'],
     ['broken JSON', { method: 'POST', url: '/validate-plan', headers: json, payload: '{"completion": ' }, 400, 'invalid_json'],
+    ['broken JSON read on a worker', { method: 'POST', url: '/trace-knowledge/fit', headers: json, payload: '{"rows": [' }, 400, 'invalid_json'],
     [
       'a body over BODY_LIMIT_BYTES',
       { method: 'POST', url: '/validate-plan', headers: json, payload: JSON.stringify({ completion: 'x'.repeat(70_000) }) },
@@ -51,6 +52,6 @@ t.test('each failure a client can cause has its status and code', async (t) => {
     { statusCode: 404, error: 'Not Found', code: 'run_not_found', message: 'no run "no-such-run"' },
     'the same 404 from the route and the ledger',
   );
-  const tooLarge = await app.inject(cases[2]![1]);
+  const tooLarge = await app.inject(cases.find(([name]) => name === 'a body over BODY_LIMIT_BYTES')![1]);
   t.equal(tooLarge.json().error, 'Payload Too Large', 'the status text is the status’s own');
 });

@@ -48,6 +48,7 @@ function splitGroups<G extends { completions: readonly unknown[] }>(groups: read
  * independent, so the split changes no result), and composed on the main thread.
  */
 export function pooledScorer(req: ScorePlanRequest, limits: PlanLimits, pool: WorkPool, signal: AbortSignal): PlanScorer<Judgement> {
+  const large = req.groups.reduce((n, g) => n + g.completions.length, 0) >= YIELD_FROM_PLANS;
   return {
     async judge(gate) {
       if (completionChars(req.groups) <= INLINE_MAX_CHARS) {
@@ -71,7 +72,6 @@ export function pooledScorer(req: ScorePlanRequest, limits: PlanLimits, pool: Wo
     plans: (judged) => judged.groups.flatMap((g) => g.plans),
     compose(judged, options, weights) {
       const c = compose(judged, options, weights, req.options?.detail !== 'rewards');
-      const large = judged.groups.reduce((n, g) => n + g.plans.length, 0) >= YIELD_FROM_PLANS;
       return {
         summary: c.summary,
         write: async (run) => {

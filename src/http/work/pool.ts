@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type * as Tasks from './tasks.js';
+import type { BodyIssue } from '../json-body.js';
 import type { TaskFailure, WorkerSettings } from './tasks.js';
 import type { TaskName } from './worker.js';
 import { untilAborted } from '../../runs/turns.js';
@@ -39,7 +40,7 @@ export class TaskRefused extends Error {
   constructor(
     readonly failure: TaskFailure['failure'],
     message: string,
-    readonly issues: { path: string; message: string }[] = [],
+    readonly issues: BodyIssue[] = [],
   ) {
     super(message);
   }

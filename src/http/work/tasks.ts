@@ -34,9 +34,9 @@ export interface WorkerSettings {
 
 /** A client-caused failure, carried across the thread boundary by name. */
 export interface TaskFailure {
-  failure: 'text-too-long' | 'fit-input' | 'unavailable' | 'abandoned' | 'invalid-body' | 'deadline';
+  failure: 'text-too-long' | 'fit-input' | 'unavailable' | 'abandoned' | 'invalid-json' | 'invalid-body' | 'deadline';
   message: string;
-  /** invalid-body: the fields at fault. */
+  /** invalid-json, invalid-body: the fields at fault. */
   issues?: BodyIssue[];
   /** deadline: the deadline that passed, ms. */
   deadlineMs?: number;
@@ -179,7 +179,7 @@ export interface FitJsonInput {
 export function fitJsonTask(input: FitJsonInput, stop: Stop) {
   return task(stop, (): { rows: number; fits: [string, FitResult][] } | TaskFailure => {
     const read = readJsonBody(input.json, FitRequestSchema, input.maxDepth);
-    if (!read.ok) return { failure: 'invalid-body', message: read.message, issues: read.issues };
+    if (!read.ok) return { failure: read.kind, message: read.message, issues: read.issues };
     const { rows, options = {} } = read.value;
     const deadlineMs = Math.min(input.deadlineMs, options.deadline_ms ?? input.deadlineMs);
     const fitOptions: FitOptions = {
