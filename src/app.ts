@@ -79,7 +79,10 @@ export async function buildApp(config: Config): Promise<App> {
         description:
           'Verifiable rewards for RL post-training of tutoring planners (PersonalPlan Reward-Adaptive GRPO). ' +
           'Every score comes with its components and reasons.',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
+      // Relative: the document is served by the service it describes, at whatever address it has.
+      servers: [{ url: '/' }],
       tags: [
         { name: 'PersonalPlan', description: 'Plan rewards for GRPO' },
         { name: 'runs', description: 'Reward-Adaptive GRPO runs: adaptive weights, step accounting, history' },

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import { openApiDocument } from '../src/openapi.js';
+import { testApp } from './support/app.js';
 
 t.test('the committed openapi/openapi.json is what the route schemas generate (run `npm run openapi`)', async (t) => {
   const committed = await readFile(new URL('../openapi/openapi.json', import.meta.url), 'utf8');
@@ -70,3 +71,28 @@ t.test('the document is tidy: one component per type, all used, every operation 
   );
   t.same(undescribed, [], 'every response has a description');
 });
+
+t.test('every operation that takes input declares its 400, and every request body has an example the service accepts', async (t) => {
+  const doc = JSON.parse(await openApiDocument());
+  const app = await testApp();
+  t.teardown(() => app.close());
+  for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, OperationDoc>>)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const at = `${method.toUpperCase()} ${path}`;
+      if ((op.parameters ?? []).length > 0 || op.requestBody) t.ok(op.responses['400'], `${at} declares 400`);
+      if (!op.requestBody) continue;
+      const example = op.requestBody.content['application/json']?.example;
+      t.not(example, undefined, `${at} has a request example`);
+      // Path and query parameters take their documented examples, as Swagger UI fills them in.
+      const url = path.replace('{id}', 'openapi-example') + (path === '/openrlhf/reward' ? '?run_id=openapi-example' : '');
+      const res = await app.inject({ method: method.toUpperCase() as 'POST' | 'PUT', url, payload: example as object });
+      t.ok(res.statusCode === 200 || res.statusCode === 201, `${at} accepts its example: ${res.body.slice(0, 300)}`);
+    }
+  }
+});
+
+interface OperationDoc {
+  parameters?: unknown[];
+  requestBody?: { content: Record<string, { example?: unknown }> };
+  responses: Record<string, unknown>;
+}

@@ -37,7 +37,10 @@ export const EvaluatePlanRequestSchema = z
   .meta({ id: 'EvaluatePlanRequest', examples: [{ plans: [{ plan: EXAMPLE_PLAN, profile: EXAMPLE_PROFILE }], gold: EXAMPLE_PLAN }] });
 
 const Hit = z.object({ id: z.string(), label: z.string(), sources: z.array(z.string()), matched: z.array(z.string()).optional() });
-const Check = z.enum(['role_subtask', 'tool_role', 'tool_instruction']);
+/** The three cosine checks of a tool binding (PersonalPlan A.4, TBQ). */
+export const BINDING_CHECKS = ['role_subtask', 'tool_role', 'tool_instruction'] as const;
+export type BindingCheck = (typeof BINDING_CHECKS)[number];
+const perCheck = <T extends z.ZodType>(value: T) => z.object(Object.fromEntries(BINDING_CHECKS.map((c) => [c, value])) as Record<BindingCheck, T>);
 
 const PlanMetricsSchema = z.object({
   topology: TopologySchema,
@@ -64,8 +67,8 @@ const PlanMetricsSchema = z.object({
         step: z.string(),
         agent: z.string(),
         tool: z.string(),
-        cosines: z.record(Check, z.number().nullable()),
-        pass: z.record(Check, z.boolean()),
+        cosines: perCheck(z.number().nullable()),
+        pass: perCheck(z.boolean()),
         share: z.number(),
       }),
     ),

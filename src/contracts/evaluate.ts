@@ -63,7 +63,18 @@ export const EvaluateTextCorpusRequestSchema = z
     options: z.object({ smooth: Smooth.optional(), deadline_ms: DeadlineMsSchema }).strict().optional(),
   })
   .strict()
-  .meta({ id: 'EvaluateTextCorpusRequest' });
+  .meta({
+    id: 'EvaluateTextCorpusRequest',
+    examples: [
+      {
+        pairs: [
+          { hypothesis: 'Preheat the oven, then grease the pan.', references: ['Preheat the oven to 180 °C and grease the pan.'] },
+          { hypothesis: 'Pour the batter in and bake it.', references: ['Pour in the batter and bake for 30 minutes.'] },
+        ],
+        metrics: ['bleu', 'rouge'],
+      },
+    ],
+  });
 
 export const EvaluateTextCorpusResponseSchema = z
   .object({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY } from './examples.js';
 import { RunIdSchema } from './runs.js';
 
 // OpenRLHF's remote reward model protocol (--reward.remote_url, earlier --remote_rm_url).
@@ -10,7 +11,10 @@ export const OpenRlhfRequestSchema = z
     prompts: z.array(z.string()).optional().describe('The prompts, stripped from the front of each query'),
     labels: z.array(z.unknown()).optional().describe('Per sample: the learner profile (object or free text), { profile }, or either as a JSON string'),
   })
-  .meta({ id: 'OpenRlhfRequest' });
+  .meta({
+    id: 'OpenRlhfRequest',
+    examples: [{ query: [`${EXAMPLE_QUERY}\n${JSON.stringify(EXAMPLE_PLAN)}`], prompts: [EXAMPLE_QUERY], labels: [EXAMPLE_PROFILE] }],
+  });
 
 export const OpenRlhfQuerySchema = z.object({
   run_id: RunIdSchema.default('default').describe('Run whose weights and steps these samples belong to'),

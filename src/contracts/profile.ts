@@ -1,5 +1,9 @@
 import { z } from 'zod';
 
+/** Where a personalization signal of the profile came from (PersonalPlan §3.3, C(I_p)). */
+export const SIGNAL_SOURCES = ['tag', 'skill', 'signal', 'text'] as const;
+export type SignalSource = (typeof SIGNAL_SOURCES)[number];
+
 const list = z.array(z.string().max(1000)).max(1000);
 const stringList = z.union([list, z.string().max(20000)]);
 // null is absent: a Hugging Face `datasets` struct column gives every missing key as None. (No transform

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PHASES } from './palette.js';
-import { VIOLATION_CODES } from './violations.js';
+import { SIGNAL_SOURCES } from './profile.js';
+import { GATE_CLASSES, NORMALIZATION_RULES, SEVERITIES, VIOLATION_CODES } from './violations.js';
 
 // Response-side contracts shared by /score-plan and /validate-plan.
 const codes = Object.keys(VIOLATION_CODES) as [keyof typeof VIOLATION_CODES, ...(keyof typeof VIOLATION_CODES)[]];
@@ -12,26 +13,28 @@ export const AxisVectorSchema = z
 export const ViolationSchema = z
   .object({
     code: z.enum(codes),
-    severity: z.enum(['error', 'warning']),
+    severity: z.enum(SEVERITIES),
     path: z.string().describe('JSON path into the normalized plan, e.g. $.steps[3].tool'),
     message: z.string(),
     cycle: z.array(z.string()).optional().describe('For cycle: the steps of one cycle, first repeated at the end'),
   })
   .meta({ id: 'Violation' });
+export type Violation = z.infer<typeof ViolationSchema>;
 
 const NormalizationSchema = z
   .object({
     path: z.string(),
-    rule: z.enum(['unwrap_plan', 'field_alias', 'id_number_to_string', 'scalar_to_list', 'null_to_empty_list', 'missing_list_to_empty', 'empty_tool_to_null']),
+    rule: z.enum(NORMALIZATION_RULES),
     detail: z.string(),
   })
   .meta({ id: 'Normalization' });
+export type Normalization = z.infer<typeof NormalizationSchema>;
 
 const GateSchema = z
   .object({
     failed: z.boolean(),
     reasons: z.array(z.enum(codes)).describe('Violation codes that closed the gate'),
-    classes: z.array(z.enum(['schema', 'cycle', 'tool'])),
+    classes: z.array(z.enum(GATE_CLASSES)),
     penalty: z.number().describe('R_hard: −λ_hard when failed, else 0'),
   })
   .meta({ id: 'Gate' });
@@ -48,7 +51,7 @@ const StructuralSchema = z
   })
   .meta({ id: 'StructuralReward' });
 
-const SignalRef = { id: z.string(), label: z.string(), sources: z.array(z.enum(['tag', 'skill', 'signal', 'text'])) };
+const SignalRef = { id: z.string(), label: z.string(), sources: z.array(z.enum(SIGNAL_SOURCES)) };
 
 const PersonalizationSchema = z
   .object({

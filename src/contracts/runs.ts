@@ -35,7 +35,9 @@ export const RunConfigSchema = RunConfigFields.refine((c) => c.w_min <= c.w_max,
   .meta({ id: 'RunConfig' });
 
 /** PUT /runs/:id body: any subset of the configuration; omitted fields keep their value (or the default). */
-export const RunConfigPatchSchema = RunConfigFields.partial().strict().meta({ id: 'RunConfigPatch' });
+export const RunConfigPatchSchema = RunConfigFields.partial()
+  .strict()
+  .meta({ id: 'RunConfigPatch', examples: [{ t_warm: 20, t_refresh: 40, lambda_hard: 5 }] });
 
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 export type RunConfigPatch = z.infer<typeof RunConfigPatchSchema>;
@@ -61,7 +63,8 @@ export const RunIdSchema = z
   .min(1)
   .max(128)
   .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only')
-  .describe('Run identifier');
+  .describe('Run identifier')
+  .meta({ examples: ['grpo-demo'] });
 
 export const HistoryRowSchema = z
   .object({

@@ -18,7 +18,22 @@ export const VIOLATION_CODES = {
   loop_unknown_node: { severity: 'warning', gate: null },
   unbounded_loop: { severity: 'warning', gate: null },
   agent_tool_not_in_palette: { severity: 'warning', gate: null },
-} as const;
+} as const satisfies Record<string, { severity: Severity; gate: GateClass | null }>;
 
 export type ViolationCode = keyof typeof VIOLATION_CODES;
-export type GateClass = 'schema' | 'cycle' | 'tool';
+export const GATE_CLASSES = ['schema', 'cycle', 'tool'] as const;
+export type GateClass = (typeof GATE_CLASSES)[number];
+export const SEVERITIES = ['error', 'warning'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** The documented rewrites of planner field variants (plan/normalize.ts), each reported with its path. */
+export const NORMALIZATION_RULES = [
+  'unwrap_plan',
+  'field_alias',
+  'id_number_to_string',
+  'scalar_to_list',
+  'null_to_empty_list',
+  'missing_list_to_empty',
+  'empty_tool_to_null',
+] as const;
+export type NormalizationRule = (typeof NORMALIZATION_RULES)[number];

@@ -31,11 +31,17 @@ export function tidyOpenApi(doc: Doc): Doc {
     return base !== null && !used.includes(base);
   });
   const out = JSON.parse(renameRefs(unbounded, requestOnly)) as Doc;
-  const schemas = out.components?.schemas ?? {};
-  out.components = { ...out.components, schemas: Object.fromEntries(used.map((n) => [requestOnly.includes(n) ? baseOf(n)! : n, schemas[n]!])) };
+  const schemas = (out.components?.schemas ?? {}) as Record<string, OpenAPIV3_1.SchemaObject>;
+  // zod drops the examples from the request (input) form of a schema with transforms; its output form has them.
+  const withExamples = (n: string): OpenAPIV3_1.SchemaObject => {
+    const base = requestOnly.includes(n) ? (schemas[baseOf(n)!] ?? {}) : {};
+    return schemas[n]!.examples === undefined && base.examples !== undefined ? { ...schemas[n]!, examples: base.examples } : schemas[n]!;
+  };
+  out.components = { ...out.components, schemas: Object.fromEntries(used.map((n) => [requestOnly.includes(n) ? baseOf(n)! : n, withExamples(n)])) };
   for (const path of Object.values(out.paths ?? {})) {
     for (const op of Object.values(path ?? {}) as OpenAPIV3_1.OperationObject[]) {
       if (typeof op !== 'object' || op === null || !('responses' in op)) continue;
+      addRequestExample(op, out.components.schemas as Record<string, OpenAPIV3_1.SchemaObject>);
       for (const [status, response] of Object.entries(op.responses ?? {}) as [string, OpenAPIV3_1.ResponseObject][]) {
         if (response.description !== 'Default Response') continue;
         response.description = ERROR_MEANING[status] ?? (status === '204' ? 'Done; no body' : (op.summary ?? 'OK'));
@@ -43,6 +49,14 @@ export function tidyOpenApi(doc: Doc): Doc {
     }
   }
   return out;
+}
+
+/** The request body's first schema example, also as the operation's example (what Swagger UI fills in). */
+function addRequestExample(op: OpenAPIV3_1.OperationObject, schemas: Record<string, OpenAPIV3_1.SchemaObject>): void {
+  const media = (op.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content?.['application/json'];
+  const ref = (media?.schema as OpenAPIV3_1.ReferenceObject | undefined)?.$ref;
+  const example = ref?.startsWith(REF) ? schemas[ref.slice(REF.length)]?.examples?.[0] : undefined;
+  if (media && example !== undefined) media.example = example;
 }
 
 /** X for zod's request twin XInput, else null. */

@@ -1,3 +1,4 @@
+import { BINDING_CHECKS, type BindingCheck } from '../contracts/evaluate-plan.js';
 import type { Agent, Plan } from '../contracts/plan.js';
 import type { ResolvedPalette } from '../plan/palette.js';
 import { cosine } from '../text/similarity.js';
@@ -6,9 +7,6 @@ import { cosine } from '../text/similarity.js';
 export type EmbedFn = (texts: readonly string[]) => Promise<Float32Array[]>;
 
 export const DEFAULT_DELTA_TBQ = 0.1;
-
-const BINDING_CHECKS = ['role_subtask', 'tool_role', 'tool_instruction'] as const;
-type BindingCheck = (typeof BINDING_CHECKS)[number];
 
 interface ToolBinding {
   step: string;

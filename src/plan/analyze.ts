@@ -1,7 +1,8 @@
+import type { Violation } from '../contracts/results.js';
 import type { Agent, Plan, Step, Subtask } from '../contracts/plan.js';
 import { dependencyFacts, type DependencyFacts, type Topology } from './graph.js';
 import type { ResolvedPalette } from './palette.js';
-import { violation, type Violation } from './violations.js';
+import { violation } from './violations.js';
 
 /** Everything the static checks and the rewards read from one parsed plan, computed once. */
 export interface PlanAnalysis {

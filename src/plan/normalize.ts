@@ -1,19 +1,8 @@
+import type { Normalization } from '../contracts/results.js';
+import type { NormalizationRule } from '../contracts/violations.js';
+
 // The documented field variants a planner may emit, each rewritten to the canonical plan and reported.
 // Anything not listed is left for schema validation to judge: no guessing beyond this table.
-export interface Normalization {
-  path: string;
-  rule: NormalizationRule;
-  detail: string;
-}
-
-type NormalizationRule =
-  | 'unwrap_plan'
-  | 'field_alias'
-  | 'id_number_to_string'
-  | 'scalar_to_list'
-  | 'null_to_empty_list'
-  | 'missing_list_to_empty'
-  | 'empty_tool_to_null';
 
 const FIELD_ALIASES = {
   plan: { executionOrder: 'execution_order', order: 'execution_order' },

@@ -1,8 +1,10 @@
+import type { Violation } from '../contracts/results.js';
 import { PlanSchema, type Plan } from '../contracts/plan.js';
 import { extractPlanObject } from './extract.js';
-import { normalizePlan, type Normalization } from './normalize.js';
+import type { Normalization } from '../contracts/results.js';
+import { normalizePlan } from './normalize.js';
 import { jsonPath } from '../common/json-path.js';
-import { violation, type Violation } from './violations.js';
+import { violation } from './violations.js';
 
 export interface PlanLimits {
   maxCompletionBytes: number;

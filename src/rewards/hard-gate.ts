@@ -1,5 +1,5 @@
 import { VIOLATION_CODES, type GateClass, type ViolationCode } from '../contracts/violations.js';
-import type { Violation } from '../plan/violations.js';
+import type { Violation } from '../contracts/results.js';
 
 export interface Gate {
   failed: boolean;

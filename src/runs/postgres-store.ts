@@ -12,6 +12,7 @@ import {
   unpackValues,
   vec,
   type AxisValues,
+  HISTORY_COLUMNS,
   type HistoryColumns,
   type OpenStep,
   type OpenStepColumns,
@@ -22,6 +23,8 @@ import {
   type RunTx,
   StoreUnavailable,
 } from './store.js';
+
+const INSERT_HISTORY = `INSERT INTO history (run_id, ${HISTORY_COLUMNS.join(', ')}) VALUES (${['run_id', ...HISTORY_COLUMNS].map((_, i) => `$${i + 1}`).join(', ')})`;
 
 // Versioned migrations, applied in order at start-up under one advisory lock, so replicas starting together
 // run each exactly once. Steps are bigint (a trainer's global step may pass 2^31), read back as numbers.
@@ -192,28 +195,7 @@ export class PostgresRunStore implements RunStore {
       },
       finalizeStep: async (run: RunRecord, row: HistoryRow) => {
         const h = historyColumns(row);
-        await c.query(`INSERT INTO history VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`, [
-          id,
-          h.step,
-          h.plans,
-          h.gated,
-          h.requests,
-          h.late_plans,
-          h.mean_struct,
-          h.mean_pers,
-          h.mean_ped,
-          h.w_struct,
-          h.w_pers,
-          h.w_ped,
-          h.ema_struct,
-          h.ema_pers,
-          h.ema_ped,
-          h.wa_struct,
-          h.wa_pers,
-          h.wa_ped,
-          h.refreshed,
-          h.finalized_at,
-        ]);
+        await c.query(INSERT_HISTORY, [id, ...HISTORY_COLUMNS.map((col) => h[col])]);
         await saveRun(run);
         await c.query('DELETE FROM open_steps WHERE run_id = $1', [id]);
         await c.query('DELETE FROM step_values WHERE run_id = $1', [id]);

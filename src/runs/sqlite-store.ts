@@ -15,6 +15,7 @@ import {
   unpackValues,
   vec,
   type AxisValues,
+  HISTORY_COLUMNS,
   type HistoryColumns,
   type OpenStep,
   type OpenStepColumns,
@@ -104,9 +105,7 @@ export class SqliteRunStore implements RunStore {
       ),
       deleteValues: db.prepare<[string]>('DELETE FROM step_values WHERE run_id = ?'),
       insertHistory: db.prepare(
-        `INSERT INTO history VALUES (@run_id, @step, @plans, @gated, @requests, @late_plans,
-           @mean_struct, @mean_pers, @mean_ped, @w_struct, @w_pers, @w_ped, @ema_struct, @ema_pers, @ema_ped,
-           @wa_struct, @wa_pers, @wa_ped, @refreshed, @finalized_at)`,
+        `INSERT INTO history (run_id, ${HISTORY_COLUMNS.join(', ')}) VALUES (@run_id, ${HISTORY_COLUMNS.map((c) => `@${c}`).join(', ')})`,
       ),
       addLate: db.prepare<[number, string, number]>('UPDATE history SET late_plans = late_plans + ? WHERE run_id = ? AND step = ?'),
       weightsBefore: db.prepare<[string, number], Pick<HistoryColumns, 'wa_struct' | 'wa_pers' | 'wa_ped'>>(

@@ -105,28 +105,32 @@ export const axisColumns = (raws: readonly AxisVector[]) => ({
 
 export const vec = (s: number, p: number, d: number): AxisVector => ({ struct: s, pers: p, ped: d });
 
-/** A history row's columns, flat, as both engines store them. */
-export interface HistoryColumns {
-  step: number;
-  plans: number;
-  gated: number;
-  requests: number;
-  late_plans: number;
-  mean_struct: number;
-  mean_pers: number;
-  mean_ped: number;
-  w_struct: number;
-  w_pers: number;
-  w_ped: number;
-  ema_struct: number;
-  ema_pers: number;
-  ema_ped: number;
-  wa_struct: number;
-  wa_pers: number;
-  wa_ped: number;
-  refreshed: number;
-  finalized_at: string;
-}
+/**
+ * A history row's columns, flat, in table order (after `run_id`), as both engines store them; their inserts
+ * and the CSV export are written from this one list.
+ */
+export const HISTORY_COLUMNS = [
+  'step',
+  'plans',
+  'gated',
+  'requests',
+  'late_plans',
+  'mean_struct',
+  'mean_pers',
+  'mean_ped',
+  'w_struct',
+  'w_pers',
+  'w_ped',
+  'ema_struct',
+  'ema_pers',
+  'ema_ped',
+  'wa_struct',
+  'wa_pers',
+  'wa_ped',
+  'refreshed',
+  'finalized_at',
+] as const;
+export type HistoryColumns = { [K in (typeof HISTORY_COLUMNS)[number]]: K extends 'finalized_at' ? string : number };
 
 export function historyColumns(row: HistoryRow): HistoryColumns {
   return {

@@ -1,9 +1,8 @@
 import { analyzePlan } from '../plan/analyze.js';
 import type { Topology } from '../plan/graph.js';
-import type { Normalization } from '../plan/normalize.js';
 import type { ResolvedPalette } from '../plan/palette.js';
 import { parsePlan, type PlanLimits } from '../plan/parse.js';
-import type { Violation } from '../plan/violations.js';
+import type { Normalization, Violation } from '../contracts/results.js';
 import type { AxisVector } from '../grpo/compose.js';
 import { hardGate, type Gate } from '../rewards/hard-gate.js';
 import { pedagogyReward, type PedagogyReward } from '../rewards/pedagogy/reward.js';

@@ -3,60 +3,22 @@ import { z } from 'zod';
 import { ErrorResponseSchema } from '../../contracts/errors.js';
 import { HistoryRowSchema, RunConfigPatchSchema, RunIdSchema, RunViewSchema, type HistoryRow } from '../../contracts/runs.js';
 import { RunNotFound } from '../../runs/ledger.js';
+import { HISTORY_COLUMNS, historyColumns } from '../../runs/store.js';
 import type { ScoringContext } from '../context.js';
 
 const Params = z.object({ id: RunIdSchema });
 
-const HISTORY_COLUMNS = [
-  'step',
-  'plans',
-  'gated',
-  'gated_fraction',
-  'requests',
-  'late_plans',
-  'mean_struct',
-  'mean_pers',
-  'mean_ped',
-  'w_struct',
-  'w_pers',
-  'w_ped',
-  'ema_struct',
-  'ema_pers',
-  'ema_ped',
-  'w_after_struct',
-  'w_after_pers',
-  'w_after_ped',
-  'refreshed',
-  'finalized_at',
-];
+// The stored columns plus gated_fraction after gated; the weights after the step read w_after_* here.
+const CSV_COLUMNS = HISTORY_COLUMNS.flatMap((c) => (c === 'gated' ? [c, 'gated_fraction' as const] : [c]));
+const CSV_HEADER = CSV_COLUMNS.map((c) => c.replace(/^wa_/, 'w_after_')).join(',');
 
 // Numbers are written with JavaScript's shortest round-trip form, so a CSV reader gets the exact doubles.
 function historyCsv(rows: HistoryRow[]): string {
-  const lines = rows.map((r) =>
-    [
-      r.step,
-      r.plans,
-      r.gated,
-      r.gated_fraction,
-      r.requests,
-      r.late_plans,
-      r.mean.struct,
-      r.mean.pers,
-      r.mean.ped,
-      r.weights.struct,
-      r.weights.pers,
-      r.weights.ped,
-      r.ema.struct,
-      r.ema.pers,
-      r.ema.ped,
-      r.weights_after.struct,
-      r.weights_after.pers,
-      r.weights_after.ped,
-      r.refreshed ? 1 : 0,
-      r.finalized_at,
-    ].join(','),
-  );
-  return `${[HISTORY_COLUMNS.join(','), ...lines].join('\n')}\n`;
+  const lines = rows.map((r) => {
+    const flat = { ...historyColumns(r), gated_fraction: r.gated_fraction };
+    return CSV_COLUMNS.map((c) => flat[c]).join(',');
+  });
+  return `${[CSV_HEADER, ...lines].join('\n')}\n`;
 }
 
 export const runRoutes =
@@ -103,7 +65,7 @@ export const runRoutes =
           tags,
           summary: 'Configuration, weights, EMA and the open step of a run',
           params: Params,
-          response: { 200: RunViewSchema, 404: ErrorResponseSchema },
+          response: { 200: RunViewSchema, 400: ErrorResponseSchema, 404: ErrorResponseSchema },
         },
       },
       async (req) => {
@@ -128,6 +90,7 @@ export const runRoutes =
           }),
           response: {
             200: z.object({ run_id: z.string(), total: z.number().int(), offset: z.number().int(), limit: z.number().int(), rows: z.array(HistoryRowSchema) }),
+            400: ErrorResponseSchema,
             404: ErrorResponseSchema,
           },
         },
@@ -152,7 +115,7 @@ export const runRoutes =
           tags,
           summary: 'Finalize the open step now (end of training, or a trainer that knows the step is complete)',
           params: Params,
-          response: { 200: z.object({ finalized: HistoryRowSchema.nullable(), run: RunViewSchema }), 404: ErrorResponseSchema },
+          response: { 200: z.object({ finalized: HistoryRowSchema.nullable(), run: RunViewSchema }), 400: ErrorResponseSchema, 404: ErrorResponseSchema },
         },
       },
       async (req) => {
@@ -168,7 +131,7 @@ export const runRoutes =
           tags,
           summary: 'Delete a run, its history and its open step',
           params: Params,
-          response: { 204: z.null(), 404: ErrorResponseSchema },
+          response: { 204: z.null(), 400: ErrorResponseSchema, 404: ErrorResponseSchema },
         },
       },
       async (req, reply) => {

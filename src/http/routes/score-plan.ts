@@ -27,7 +27,13 @@ export const scorePlanRoute =
             'group-relative advantage. With `step`, the plans count toward that step of the run; a retried request ' +
             '(same run, step and Idempotency-Key) gets the same body back and is not counted again.',
           headers: z.object({
-            'idempotency-key': z.string().min(1).max(200).optional().describe('Makes a retry of this request return the same body and count once'),
+            'idempotency-key': z
+              .string()
+              .min(1)
+              .max(200)
+              .optional()
+              .describe('Makes a retry of this request return the same body and count once')
+              .meta({ examples: ['rank0-step12-batch3'] }),
           }),
           body: ScorePlanRequestSchema,
           response: {

@@ -14,7 +14,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import * as tar from 'tar';
 
 export type WordNetPos = 'n' | 'v' | 'a' | 'r';
 
@@ -186,26 +186,22 @@ export class WordNet {
 const EXC_FILES = ['adj.exc', 'adv.exc', 'noun.exc', 'verb.exc'];
 const DB_FILES = ['index.noun', 'index.verb', 'index.adj', 'index.adv', 'data.noun', 'data.verb', 'data.adj', 'data.adv'];
 
-/** Minimal ustar reader: enough for the package's plain-file tarball. */
-function untar(tar: Buffer, wanted: Set<string>): WordNetFiles {
+/** The wanted plain files of a .tar.gz, by base name, read synchronously with node-tar. */
+function untar(file: string, wanted: Set<string>): WordNetFiles {
   const out: WordNetFiles = {};
-  let p = 0;
-  while (p + 512 <= tar.length) {
-    const header = tar.subarray(p, p + 512);
-    if (header.every((b) => b === 0)) break;
-    const cstr = (from: number, len: number) => {
-      const s = header.subarray(from, from + len);
-      const z = s.indexOf(0);
-      return s.toString('utf8', 0, z < 0 ? len : z);
-    };
-    const prefix = cstr(345, 155);
-    const name = (prefix ? `${prefix}/` : '') + cstr(0, 100);
-    const size = parseInt(cstr(124, 12).trim() || '0', 8);
-    const type = String.fromCharCode(header[156] ?? 0);
-    const base = name.split('/').pop()!;
-    if ((type === '0' || type === '\0') && wanted.has(base)) out[base] = tar.subarray(p + 512, p + 512 + size);
-    p += 512 + Math.ceil(size / 512) * 512;
-  }
+  tar.t({
+    file,
+    sync: true,
+    onReadEntry: (entry) => {
+      const base = entry.path.split('/').pop()!;
+      if (entry.type !== 'File' || !wanted.has(base)) return entry.resume();
+      const chunks: Buffer[] = [];
+      entry.on('data', (c: Buffer) => chunks.push(c));
+      entry.on('end', () => {
+        out[base] = Buffer.concat(chunks);
+      });
+    },
+  });
   return out;
 }
 
@@ -222,7 +218,7 @@ export function readWordNetFiles(fromTarball = false): WordNetFiles {
     for (const f of [...DB_FILES, ...EXC_FILES]) files[f] = readFileSync(join(dict, f));
     return files;
   }
-  Object.assign(files, untar(gunzipSync(readFileSync(join(root, 'WNdb-3.0.tar.gz'))), new Set(DB_FILES)));
+  Object.assign(files, untar(join(root, 'WNdb-3.0.tar.gz'), new Set(DB_FILES)));
   for (const f of EXC_FILES) files[f] = readFileSync(join(root, 'data', f));
   return files;
 }

@@ -1,7 +1,8 @@
 import type { Plan } from '../../contracts/plan.js';
 import { LEXICON_VERSION } from './lexicon.js';
 import { PhraseMatcher } from './matcher.js';
-import type { ProfileSignal, SignalSource } from './signals.js';
+import type { SignalSource } from '../../contracts/profile.js';
+import type { ProfileSignal } from './signals.js';
 
 export interface SignalHit {
   id: string;

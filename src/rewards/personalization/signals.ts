@@ -1,11 +1,10 @@
-import type { Profile } from '../../contracts/profile.js';
+import type { Profile, SignalSource } from '../../contracts/profile.js';
 import { LEXICON, type LexiconEntry } from './lexicon.js';
 import { normalizePhrase, PhraseMatcher, rememberPhrases } from './matcher.js';
 
 // C(I_p), the profile's personalization signals (PersonalPlan §3.3): tags, skills, explicit signals, and the
 // lexicon's technology/domain terms found in the profile's free text. One signal per lexicon entry or
 // per distinct unknown phrase, whatever number of places named it.
-export type SignalSource = 'tag' | 'skill' | 'signal' | 'text';
 
 export interface ProfileSignal {
   id: string;

@@ -1,0 +1,1 @@
+import { buildApp } from './src/app.js';
