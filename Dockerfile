@@ -17,7 +17,8 @@ RUN npm run build && npm prune --omit=dev \
   && find node_modules/onnxruntime-node/bin -mindepth 3 -maxdepth 3 -type d ! -path "*/linux/$(node -p process.arch)" -exec rm -rf {} +
 
 FROM node:20-bookworm-slim
-# Run state lives on the /data volume (SQLite), unless STATE_URL points at PostgreSQL.
+# Run state lives on the /data volume (SQLite), unless STATE_URL points at PostgreSQL. Listening on every
+# interface, the service starts only with API keys (API_KEYS or API_KEYS_FILE) or ALLOW_ANONYMOUS=true.
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 STATE_DIR=/data
 WORKDIR /app
 COPY --from=build /app/package.json ./

@@ -26,7 +26,7 @@ const fmt = (x: number, d = 2) => x.toFixed(d);
 const STATE_URL = process.env.STATE_URL;
 const dir = mkdtempSync(join(tmpdir(), 'bench-runs-'));
 const store = await openRunStore(STATE_URL, dir);
-const ledger = new RunLedger(store, { lambda_hard: 10 });
+const ledger = new RunLedger(store, { lambda_hard: 10, maxRuns: 1_000_000 });
 const deps = { ledger, replies: new ReplyCache(64 * 1024 * 1024), turns: new RunTurns(), serviceDefaults: DEFAULT_SCORING };
 const never = new AbortController().signal;
 const batch = benchBatch(64, 8);

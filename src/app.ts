@@ -7,6 +7,10 @@ import { scoringContext } from './http/context.js';
 import { installErrorHandler, InvalidRequest } from './http/errors.js';
 import { depthIssue, LARGE_JSON_CHARS } from './http/json-body.js';
 import { tidyOpenApi } from './http/openapi-tidy.js';
+import { registerTransport } from './http/transport.js';
+import { installAccess, parseKeys } from './http/access.js';
+import { registerProtection } from './http/protection.js';
+import { installMetrics } from './http/metrics.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { healthRoutes, type Readiness } from './http/routes/health.js';
 import { scorePlanRoute } from './http/routes/score-plan.js';
@@ -37,15 +41,23 @@ export async function buildApp(config: Config): Promise<App> {
   const app = Fastify({
     logger: { level: config.LOG_LEVEL },
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // Slow clients: Node checks these every connectionsCheckingInterval (30 s by default, which let a
+    // half-sent header hold its socket for 88 s); the connection cap is set on the server below.
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
+    http: { headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000 },
     // One log line per request, written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
+  app.server.maxConnections = config.MAX_CONNECTIONS;
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built from the zod-inferred types, so the compiler checks their shape; re-validating a
   // 512-plan response with zod at run time costs 3× the scoring itself. Tests validate every response
   // against the schema instead (test/support/app.ts).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  installErrorHandler(app);
+  installErrorHandler(app, config.BODY_LIMIT_BYTES, await registerTransport(app));
+  installAccess(app, parseKeys(config.API_KEYS, config.API_KEYS_FILE));
+  await registerProtection(app, config);
   // An empty JSON body (curl -X POST -H 'content-type: application/json' …/finalize) means no body. A
   // "__proto__" or "constructor.prototype" key is dropped rather than failing the request: planners emit
   // junk keys, unknown plan fields are ignored anyway, and nothing here merges objects.
@@ -83,6 +95,9 @@ export async function buildApp(config: Config): Promise<App> {
       },
       // Relative: the document is served by the service it describes, at whatever address it has.
       servers: [{ url: '/' }],
+      // Declared whether or not keys are configured: a client written against the document sends one.
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'A key of API_KEYS; scopes read, score, admin' } } },
+      security: [{ apiKey: [] }],
       tags: [
         { name: 'PersonalPlan', description: 'Plan rewards for GRPO' },
         { name: 'runs', description: 'Reward-Adaptive GRPO runs: adaptive weights, step accounting, history' },
@@ -103,6 +118,7 @@ export async function buildApp(config: Config): Promise<App> {
     await ctx.store.close();
   });
   const capabilities = { verify_turn: ctx.verifier, trace_knowledge: ctx.encoder };
+  installMetrics(app, ctx.pool, capabilities);
   await app.register(healthRoutes(readiness, capabilities, ctx.pool));
   await app.register(scorePlanRoute(ctx));
   await app.register(validatePlanRoute(ctx));

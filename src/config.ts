@@ -6,69 +6,98 @@ import type { PlanLimits } from './plan/parse.js';
 const int = (def: number) => z.coerce.number().int().positive().default(def);
 
 // Every setting has a working default: `npm start` needs no environment at all.
-export const ConfigSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe('listen port (`0` picks a free one)'),
-  HOST: z.string().default('0.0.0.0').describe('listen address'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino level: `fatal` … `trace`, `silent`'),
-  BODY_LIMIT_BYTES: int(16 * 1024 * 1024).describe('request body limit → 413'),
-  MAX_JSON_DEPTH: int(64).describe('nesting depth of the request body → 400 with the path'),
-  MAX_PLANS_PER_REQUEST: int(4096).describe('completions per request, all groups together → 400'),
-  MAX_COMPLETION_BYTES: int(256 * 1024).describe('longer completion text is gated `plan_too_large`'),
-  MAX_STEPS_PER_PLAN: int(1000).describe('a plan with more steps is gated `plan_too_large`'),
-  LAMBDA_HARD: z.coerce.number().min(0).default(10).describe('default λ_hard (a request may override it)'),
-  STATE_DIR: z.string().min(1).default('./state').describe('where `runs.sqlite` (run configuration, weights, EMA, open steps, history, receipts) lives'),
-  STATE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
-    .optional()
-    .describe('`postgres://…`: all run state in PostgreSQL instead, shared by every replica; unset: SQLite under `STATE_DIR`'),
-  REPLAY_CACHE_BYTES: int(64 * 1024 * 1024).describe('memory for replies kept for `Idempotency-Key` retries (the receipts themselves are in the run store)'),
-  ENCODER_DIR: z
-    .string()
-    .min(1)
-    .default(fileURLToPath(new URL('../models/use-lite', import.meta.url)))
-    .describe('sentence encoder directory (`tokenizer.json`, `model.onnx`, optional `manifest.json`)'),
-  VERIFIER_DIR: z
-    .string()
-    .min(1)
-    .default(fileURLToPath(new URL('../models/verifier', import.meta.url)))
-    .describe('turn verifier directory (`manifest.json`: `embedding-head` or `cross-encoder`)'),
-  ENCODER_CACHE_SIZE: int(10_000).describe('sentence embeddings kept in the LRU cache'),
-  ENCODER_BATCH_SIZE: int(32).describe('texts per ONNX run'),
-  SHUTDOWN_GRACE_MS: int(10_000).describe('how long SIGTERM waits for in-flight requests'),
-  WORKERS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(256)
-    .default(availableParallelism())
-    .describe('worker threads for CPU-bound work, one per core; `0` runs it on the main thread (debugging)'),
-  MAX_QUEUE: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(64)
-    .describe('tasks that may wait for a worker; past it a request is refused at once with 503 and `Retry-After`'),
-  REQUEST_DEADLINE_MS: int(30_000).describe('longest a compute request may take → 504; `options.deadline_ms` may lower it'),
-  // Below 64 a replacement worker may not even boot, and piscina then stops replacing workers.
-  WORKER_HEAP_MB: z.coerce
-    .number()
-    .int()
-    .min(64)
-    .default(128)
-    .describe('V8 old generation per worker, at least 64; a task that needs more fails with 503 (the worker is replaced)'),
-  JUDGE_BASE_URL: z
-    .url()
-    .optional()
-    .describe(
-      'API root of the optional LLM judge of `/evaluate-dialogue`, any OpenAI-compatible API (vLLM, Ollama, a hosted one), e.g. `http://localhost:8000/v1`; unset: the judge is off',
-    ),
-  JUDGE_MODEL: z.string().min(1).default('default').describe('model name sent to the judge'),
-  JUDGE_API_KEY: z.string().optional().describe('bearer token for the judge, if it needs one'),
-  JUDGE_CONCURRENCY: int(4).describe('judge calls in flight'),
-  JUDGE_TIMEOUT_MS: int(30_000).describe('timeout of one judge call'),
-  JUDGE_RETRIES: z.coerce.number().int().min(0).max(10).default(2).describe('retries of a judge call on timeouts, network errors, 429 and 5xx'),
-});
+export const ConfigSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe('listen port (`0` picks a free one)'),
+    HOST: z
+      .string()
+      .default('127.0.0.1')
+      .describe('listen address; the default serves this machine only, `0.0.0.0` every interface (then API keys, or `ALLOW_ANONYMOUS`, are required)'),
+    API_KEYS: z
+      .string()
+      .default('')
+      .describe(
+        '`scope:key,scope:key`, scopes `read` (GET routes, `/metrics`), `score` (read + compute routes), `admin` (score + changing runs); sent as `Authorization: Bearer <key>`; unset: no keys',
+      ),
+    API_KEYS_FILE: z.string().min(1).optional().describe('a file of `scope:key` lines (`#` comments), added to `API_KEYS`: keys mounted as secrets'),
+    ALLOW_ANONYMOUS: z
+      .stringbool()
+      .default(false)
+      .describe('`true`: serve without keys on a non-loopback `HOST` (otherwise the service refuses to start there)'),
+    CORS_ORIGINS: z.string().default('').describe('comma-separated origins whose browser apps may call the API (`*`: any); unset: no cross-origin access'),
+    RATE_LIMIT_MAX: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe('requests per `RATE_LIMIT_WINDOW_MS` per key (per client address without keys) → 429 with `Retry-After`; `0`: no limit. Probes are exempt'),
+    RATE_LIMIT_WINDOW_MS: int(60_000).describe('the rate-limit window'),
+    HEADERS_TIMEOUT_MS: int(10_000).describe('longest a client may take to send the request headers; the socket is then closed'),
+    REQUEST_TIMEOUT_MS: int(60_000).describe('longest a client may take to send a whole request, body included (a body that never ends is cut → 408)'),
+    KEEP_ALIVE_TIMEOUT_MS: int(72_000).describe('how long an idle keep-alive connection stays open (keep it above the load balancer’s idle timeout)'),
+    MAX_CONNECTIONS: int(1024).describe('open connections at most; further ones are closed at once'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino level: `fatal` … `trace`, `silent`'),
+    BODY_LIMIT_BYTES: int(16 * 1024 * 1024).describe('request body limit → 413'),
+    MAX_JSON_DEPTH: int(64).describe('nesting depth of the request body → 400 with the path'),
+    MAX_PLANS_PER_REQUEST: int(4096).describe('completions per request, all groups together → 400'),
+    MAX_COMPLETION_BYTES: int(256 * 1024).describe('longer completion text is gated `plan_too_large`'),
+    MAX_STEPS_PER_PLAN: int(1000).describe('a plan with more steps is gated `plan_too_large`'),
+    LAMBDA_HARD: z.coerce.number().min(0).default(10).describe('default λ_hard (a request may override it)'),
+    STATE_DIR: z.string().min(1).default('./state').describe('where `runs.sqlite` (run configuration, weights, EMA, open steps, history, receipts) lives'),
+    STATE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
+      .optional()
+      .describe('`postgres://…`: all run state in PostgreSQL instead, shared by every replica; unset: SQLite under `STATE_DIR`'),
+    MAX_RUNS: int(10_000).describe('runs kept at most; a request that would create another gets 403 `run_quota` (existing runs keep working)'),
+    REPLAY_CACHE_BYTES: int(64 * 1024 * 1024).describe('memory for replies kept for `Idempotency-Key` retries (the receipts themselves are in the run store)'),
+    ENCODER_DIR: z
+      .string()
+      .min(1)
+      .default(fileURLToPath(new URL('../models/use-lite', import.meta.url)))
+      .describe('sentence encoder directory (`tokenizer.json`, `model.onnx`, optional `manifest.json`)'),
+    VERIFIER_DIR: z
+      .string()
+      .min(1)
+      .default(fileURLToPath(new URL('../models/verifier', import.meta.url)))
+      .describe('turn verifier directory (`manifest.json`: `embedding-head` or `cross-encoder`)'),
+    ENCODER_CACHE_SIZE: int(10_000).describe('sentence embeddings kept in the LRU cache'),
+    ENCODER_BATCH_SIZE: int(32).describe('texts per ONNX run'),
+    SHUTDOWN_GRACE_MS: int(10_000).describe('how long SIGTERM waits for in-flight requests'),
+    WORKERS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(256)
+      .default(availableParallelism())
+      .describe('worker threads for CPU-bound work, one per core; `0` runs it on the main thread (debugging)'),
+    MAX_QUEUE: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(64)
+      .describe('tasks that may wait for a worker; past it a request is refused at once with 503 and `Retry-After`'),
+    REQUEST_DEADLINE_MS: int(30_000).describe('longest a compute request may take → 504; `options.deadline_ms` may lower it'),
+    // Below 64 a replacement worker may not even boot, and piscina then stops replacing workers.
+    WORKER_HEAP_MB: z.coerce
+      .number()
+      .int()
+      .min(64)
+      .default(128)
+      .describe('V8 old generation per worker, at least 64; a task that needs more fails with 503 (the worker is replaced)'),
+    JUDGE_BASE_URL: z
+      .url()
+      .optional()
+      .describe(
+        'API root of the optional LLM judge of `/evaluate-dialogue`, any OpenAI-compatible API (vLLM, Ollama, a hosted one), e.g. `http://localhost:8000/v1`; unset: the judge is off',
+      ),
+    JUDGE_MODEL: z.string().min(1).default('default').describe('model name sent to the judge'),
+    JUDGE_API_KEY: z.string().optional().describe('bearer token for the judge, if it needs one'),
+    JUDGE_CONCURRENCY: int(4).describe('judge calls in flight'),
+    JUDGE_TIMEOUT_MS: int(30_000).describe('timeout of one judge call'),
+    JUDGE_RETRIES: z.coerce.number().int().min(0).max(10).default(2).describe('retries of a judge call on timeouts, network errors, 429 and 5xx'),
+  })
+  .refine((c) => c.HEADERS_TIMEOUT_MS <= c.REQUEST_TIMEOUT_MS, { message: 'must not exceed REQUEST_TIMEOUT_MS', path: ['HEADERS_TIMEOUT_MS'] });
 
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -76,7 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = ConfigSchema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new Error(`invalid configuration:\n  ${lines.join('\n  ')}`);
+    throw new Error(`invalid configuration: ${lines.join('; ')}`);
   }
   return parsed.data;
 }

@@ -1,12 +1,32 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
+import { exposureProblem, parseKeys } from './http/access.js';
 import { loadConfig, planLimits } from './config.js';
 import { serviceDefaults } from './http/context.js';
 import { selfCheck } from './scoring/self-check.js';
 
-const config = loadConfig();
-const { app, readiness, capabilities } = await buildApp(config);
-await app.listen({ port: config.PORT, host: config.HOST });
+/** Start-up failures are the operator's to fix: one line naming the cause and the setting, no stack. */
+async function start() {
+  try {
+    const config = loadConfig();
+    const problem = exposureProblem(config.HOST, parseKeys(config.API_KEYS, config.API_KEYS_FILE), config.ALLOW_ANONYMOUS);
+    if (problem) throw new Error(problem);
+    const built = await buildApp(config);
+    try {
+      await built.app.listen({ port: config.PORT, host: config.HOST });
+    } catch (e) {
+      await built.app.close();
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new Error(`cannot listen on ${config.HOST}:${config.PORT} (HOST, PORT): ${code ?? (e as Error).message}`);
+    }
+    return { config, ...built };
+  } catch (e) {
+    process.stderr.write(`tutor-reward: cannot start: ${(e as Error).message.replaceAll(/\s*\n\s*/g, '; ')}\n`);
+    process.exit(1);
+  }
+}
+
+const { config, app, readiness, capabilities } = await start();
 // Models load in the background once the port is open; /ready reports each capability meanwhile.
 for (const [name, capability] of Object.entries(capabilities)) {
   capability.get().then(

@@ -15,6 +15,7 @@ t.test('the committed openapi/openapi.json is what the route schemas generate (r
     '/evaluate-text',
     '/evaluate-text/corpus',
     '/health',
+    '/metrics',
     '/openrlhf/reward',
     '/ready',
     '/runs',

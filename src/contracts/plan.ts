@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 // The canonical plan, after the documented field variants have been normalized (see plan/normalize.ts).
-// Unknown extra fields are allowed and dropped: planners add commentary fields freely.
+// Unknown extra fields are dropped from the plan and reported as `unknown_field` warnings (plan/unknown-fields.ts):
+// planners add commentary fields freely, but a misspelt field must not vanish silently.
 const id = z.string().min(1);
 
 const AgentSchema = z.object({
@@ -46,6 +47,15 @@ export const PlanSchema = z.object({
   execution_order: z.array(z.string()),
   loops: z.array(LoopSchema).optional(),
 });
+
+/** The fields the plan schema knows, per kind of object in a plan. */
+export const PLAN_FIELDS = {
+  plan: Object.keys(PlanSchema.shape),
+  agent: Object.keys(AgentSchema.shape),
+  subtask: Object.keys(SubtaskSchema.shape),
+  step: Object.keys(StepSchema.shape),
+  loop: Object.keys(LoopSchema.shape),
+} as const;
 
 export type Agent = z.infer<typeof AgentSchema>;
 export type Subtask = z.infer<typeof SubtaskSchema>;

@@ -18,6 +18,7 @@ export const VIOLATION_CODES = {
   loop_unknown_node: { severity: 'warning', gate: null },
   unbounded_loop: { severity: 'warning', gate: null },
   agent_tool_not_in_palette: { severity: 'warning', gate: null },
+  unknown_field: { severity: 'warning', gate: null },
 } as const satisfies Record<string, { severity: Severity; gate: GateClass | null }>;
 
 export type ViolationCode = keyof typeof VIOLATION_CODES;

@@ -12,10 +12,19 @@ export class Capability<T> {
   private loading: Promise<T> | undefined;
   private state: CapabilityStatus = { ready: false, reason: 'not loaded yet (loads on first use)' };
 
+  /** `settings`: setting name → its directory, named instead of the path in what clients are told. */
   constructor(
     readonly name: string,
     private readonly load: () => Promise<T>,
+    private readonly settings: Record<string, string> = {},
   ) {}
+
+  /** A load failure as clients see it (/ready, 503s): no absolute path of this machine in it. */
+  private reasonOf(e: unknown): string {
+    let text = e instanceof Error ? e.message : String(e);
+    for (const [setting, dir] of Object.entries(this.settings)) text = text.replaceAll(dir.replace(/\/+$/, ''), setting);
+    return text.replaceAll(/(?<![\w.])\/(?:[^\s/'"`:,()]+\/)+([^\s/'"`:,()]+)/g, '…/$1');
+  }
 
   /** The loaded value; a failed load is not retried (the files will not have changed), it is reported. */
   get(): Promise<T> {
@@ -27,7 +36,7 @@ export class Capability<T> {
           return value;
         },
         (e: unknown) => {
-          this.state = { ready: false, reason: e instanceof Error ? e.message : String(e) };
+          this.state = { ready: false, reason: this.reasonOf(e) };
           throw new CapabilityUnavailable(`${this.name} is unavailable: ${this.state.reason}`);
         },
       );

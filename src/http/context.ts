@@ -66,15 +66,15 @@ export async function scoringContext(config: Config, onWorkerError: (e: Error) =
     planLimits: planLimits(config),
     requestLimits: { maxPlansPerRequest: config.MAX_PLANS_PER_REQUEST },
     defaults,
-    ledger: new RunLedger(store, defaults),
+    ledger: new RunLedger(store, { ...defaults, maxRuns: config.MAX_RUNS }),
     replies: new ReplyCache(config.REPLAY_CACHE_BYTES),
     store,
     turns: new RunTurns(),
     pool,
     deadlineMs: config.REQUEST_DEADLINE_MS,
     maxJsonDepth: config.MAX_JSON_DEPTH,
-    encoder: new Capability('sentence encoder', load('encoder')),
-    verifier: new Capability('turn verifier', load('verifier')),
+    encoder: new Capability('sentence encoder', load('encoder'), { ENCODER_DIR: config.ENCODER_DIR }),
+    verifier: new Capability('turn verifier', load('verifier'), { VERIFIER_DIR: config.VERIFIER_DIR, ENCODER_DIR: config.ENCODER_DIR }),
     judge: config.JUDGE_BASE_URL
       ? {
           baseUrl: config.JUDGE_BASE_URL,

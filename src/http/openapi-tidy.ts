@@ -8,9 +8,14 @@ const REF = '#/components/schemas/';
 // What each error status means on every route that declares it (src/http/errors.ts produces them).
 const ERROR_MEANING: Record<string, string> = {
   '400': 'The request is invalid: `issues` names each field at fault (a malformed plan inside a valid request is not an error: it is scored and gated)',
+  '401': 'API keys are configured and the request has no valid one (`Authorization: Bearer <key>`)',
+  '403': "The key's scope does not include this route (read < score < admin)",
   '404': 'No such run',
   '409': 'The Idempotency-Key was used for a different request in this run',
-  '413': 'The body is larger than BODY_LIMIT_BYTES',
+  '405': 'The path exists with other methods, listed in Allow',
+  '413': 'The body is larger than BODY_LIMIT_BYTES (after decompression)',
+  '415': 'The body is not sent as application/json, or its content-encoding is not gzip or deflate',
+  '429': 'Over RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_MS for this key (or client address); see Retry-After',
   '503': 'Not now: the queue is full (with Retry-After), a model is unavailable, or the run store is unreachable; nothing was recorded',
   '504': 'The request deadline passed (REQUEST_DEADLINE_MS, or a lower options.deadline_ms); its work was stopped and nothing was recorded',
 };
@@ -42,6 +47,8 @@ export function tidyOpenApi(doc: Doc): Doc {
     for (const op of Object.values(path ?? {}) as OpenAPIV3_1.OperationObject[]) {
       if (typeof op !== 'object' || op === null || !('responses' in op)) continue;
       addRequestExample(op, out.components.schemas as Record<string, OpenAPIV3_1.SchemaObject>);
+      // Every keyed route can be refused for its key or its rate, whatever its own schema says.
+      if (op.security === undefined) for (const status of ['401', '403', '429']) op.responses![status] ??= errorResponse();
       for (const [status, response] of Object.entries(op.responses ?? {}) as [string, OpenAPIV3_1.ResponseObject][]) {
         if (response.description !== 'Default Response') continue;
         response.description = ERROR_MEANING[status] ?? (status === '204' ? 'Done; no body' : (op.summary ?? 'OK'));
@@ -50,6 +57,11 @@ export function tidyOpenApi(doc: Doc): Doc {
   }
   return out;
 }
+
+const errorResponse = (): OpenAPIV3_1.ResponseObject => ({
+  description: 'Default Response',
+  content: { 'application/json': { schema: { $ref: `${REF}ErrorResponse` } } },
+});
 
 /** The request body's first schema example, also as the operation's example (what Swagger UI fills in). */
 function addRequestExample(op: OpenAPIV3_1.OperationObject, schemas: Record<string, OpenAPIV3_1.SchemaObject>): void {

@@ -4,6 +4,7 @@ import { extractPlanObject } from './extract.js';
 import type { Normalization } from '../contracts/results.js';
 import { normalizePlan } from './normalize.js';
 import { jsonPath } from '../common/json-path.js';
+import { unknownFields } from './unknown-fields.js';
 import { violation } from './violations.js';
 
 export interface PlanLimits {
@@ -11,7 +12,9 @@ export interface PlanLimits {
   maxStepsPerPlan: number;
 }
 
-export type ParseOutcome = { ok: true; plan: Plan; normalizations: Normalization[] } | { ok: false; violations: Violation[]; normalizations: Normalization[] };
+export type ParseOutcome =
+  /** `warnings`: what the plan says that the schema ignored (unknown fields). */
+  { ok: true; plan: Plan; normalizations: Normalization[]; warnings: Violation[] } | { ok: false; violations: Violation[]; normalizations: Normalization[] };
 
 const MAX_SCHEMA_ISSUES = 20;
 
@@ -45,5 +48,5 @@ export function parsePlan(completion: unknown, limits: PlanLimits): ParseOutcome
     }
     return fail(vs, normalizations);
   }
-  return { ok: true, plan: parsed.data, normalizations };
+  return { ok: true, plan: parsed.data, normalizations, warnings: unknownFields(normalized) };
 }

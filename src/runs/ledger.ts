@@ -33,6 +33,14 @@ export interface Tally {
   gated: number;
 }
 
+/** MAX_RUNS runs exist: a new one is refused, the existing ones keep working. */
+export class RunQuotaExceeded extends Error {
+  override name = 'RunQuotaExceeded';
+  constructor(readonly maxRuns: number) {
+    super(`${maxRuns} runs exist, the most this service keeps (MAX_RUNS): delete a finished run (DELETE /runs/{id}) or raise MAX_RUNS`);
+  }
+}
+
 export class RunNotFound extends Error {
   override name = 'RunNotFound';
   constructor(readonly runId: string) {
@@ -69,9 +77,17 @@ const normalize = (w: AxisVector): AxisVector => {
 export class RunLedger {
   constructor(
     private readonly store: RunStore,
-    private readonly defaults: { lambda_hard: number },
+    private readonly defaults: { lambda_hard: number; maxRuns: number },
     private readonly now: () => Date = () => new Date(),
   ) {}
+
+  /** A new run, once the quota allows it (inside the creating transaction). */
+  private async create(tx: RunTx, id: string, patch: RunConfigPatch): Promise<RunRecord> {
+    if ((await tx.countRuns()) >= this.defaults.maxRuns) throw new RunQuotaExceeded(this.defaults.maxRuns);
+    const run = this.newRun(id, patch);
+    await tx.saveRun(run);
+    return run;
+  }
 
   private newRun(id: string, patch: RunConfigPatch): RunRecord {
     const config = validConfig({ ...DEFAULT_RUN_CONFIG, lambda_hard: this.defaults.lambda_hard, ...patch });
@@ -81,10 +97,7 @@ export class RunLedger {
 
   private async loadOrCreate(tx: RunTx, id: string): Promise<RunRecord> {
     const existing = await tx.run();
-    if (existing) return existing;
-    const run = this.newRun(id, {});
-    await tx.saveRun(run);
-    return run;
+    return existing ?? this.create(tx, id, {});
   }
 
   /** Creates a run or changes its configuration; new values apply from the next step on. */
@@ -92,11 +105,7 @@ export class RunLedger {
     return this.store.withRun(id, async (tx) => {
       const existing = await tx.run();
       const open = await tx.openStep();
-      if (!existing) {
-        const run = this.newRun(id, patch);
-        await tx.saveRun(run);
-        return { run: view(run, open), created: true };
-      }
+      if (!existing) return { run: view(await this.create(tx, id, patch), open), created: true };
       const config = validConfig({ ...existing.config, ...patch });
       const started = existing.last_finalized_step !== null || open !== null;
       // Before the first step, new initial weights are the weights.
@@ -117,9 +126,11 @@ export class RunLedger {
     return run ? view(run, await this.store.openStep(id)) : null;
   }
 
-  async list(): Promise<RunView[]> {
-    const runs = await this.store.listRuns();
-    return Promise.all(runs.map(async (r) => view(r, await this.store.openStep(r.id))));
+  /** One page of runs in id order; `next_cursor` continues after it (null on the last page). */
+  async list(cursor: string | null, limit: number): Promise<{ runs: RunView[]; next_cursor: string | null }> {
+    const page = await this.store.listRuns(cursor, limit + 1);
+    const runs = await Promise.all(page.slice(0, limit).map(async (r) => view(r, await this.store.openStep(r.id))));
+    return { runs, next_cursor: page.length > limit ? runs.at(-1)!.id : null };
   }
 
   async history(id: string, offset: number, limit: number): Promise<{ total: number; rows: HistoryRow[] }> {

@@ -21,6 +21,7 @@ import {
   type RunRecord,
   type RunStore,
   type RunTx,
+  StateUnusable,
   StoreUnavailable,
 } from './store.js';
 
@@ -53,8 +54,9 @@ const MIGRATIONS = [
      fingerprint text NOT NULL, info text NOT NULL, UNIQUE (run_id, key));`,
 ];
 
-// Any 64-bit constant: the key of the lock migrations run under.
+// Any 64-bit constants: the keys of the locks migrations and run creation take.
 const MIGRATION_LOCK = 7_461_201_726;
+const RUN_CREATION_LOCK = 7_461_201_727;
 const INT8 = 20;
 // bigint columns hold steps and ids, all below 2^53.
 const types = {
@@ -101,7 +103,11 @@ export class PostgresRunStore implements RunStore {
       await store.migrate();
     } catch (e) {
       await pool.end();
-      throw e;
+      // The URL is not repeated: it usually carries a password.
+      const code = (e as { code?: string }).code;
+      throw new StateUnusable(
+        `cannot use the PostgreSQL database of STATE_URL: ${(e as Error).message}${code && !(e as Error).message.includes(code) ? ` (${code})` : ''}`,
+      );
     }
     return store;
   }
@@ -164,6 +170,12 @@ export class PostgresRunStore implements RunStore {
       );
     };
     return {
+      // Replicas creating different runs at once would each count the other's absence: creation takes one
+      // advisory lock for the rest of its transaction, so the count is exact against MAX_RUNS.
+      countRuns: async () => {
+        await c.query('SELECT pg_advisory_xact_lock($1)', [RUN_CREATION_LOCK]);
+        return (await one<{ n: number }>('SELECT count(*)::int AS n FROM runs', []))!.n;
+      },
       run: () => readRun(rows, id),
       saveRun,
       openStep: () => readOpenStep(rows, id),
@@ -250,8 +262,9 @@ export class PostgresRunStore implements RunStore {
     return readOpenStep(this.query, id);
   }
 
-  async listRuns(): Promise<RunRecord[]> {
-    return (await this.query<RunColumns>('SELECT * FROM runs ORDER BY id COLLATE "C"', [])).map(runRecord);
+  async listRuns(after: string | null, limit: number): Promise<RunRecord[]> {
+    const rows = await this.query<RunColumns>('SELECT * FROM runs WHERE id COLLATE "C" > $1 ORDER BY id COLLATE "C" LIMIT $2', [after ?? '', limit]);
+    return rows.map(runRecord);
   }
 
   async history(runId: string, offset: number, limit: number): Promise<{ total: number; rows: HistoryRow[] }> {

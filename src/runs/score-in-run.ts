@@ -7,6 +7,7 @@ import type { PlanLimits } from '../plan/parse.js';
 import {
   composeGroups,
   evaluateGroups,
+  gateReasons,
   meanVector,
   paletteInfo,
   planDetail,
@@ -84,6 +85,15 @@ async function countJudged<J>(
   }
 }
 
+/** What the logs and metrics say of the run a request was counted in. */
+const runSummary = (run: StepInfo): ScoreSummary['run'] => ({
+  id: run.id,
+  step: run.step,
+  status: run.status,
+  weights: run.finalized.at(-1)?.weights_after ?? run.weights,
+  ema: run.finalized.at(-1)?.ema ?? null,
+});
+
 const runDefaults = async (deps: RunDeps, runId: string): Promise<ScoringDefaults> => {
   const config = await deps.ledger.config(runId);
   return config ? scoringDefaultsOf(config) : deps.serviceDefaults;
@@ -132,7 +142,7 @@ export async function scoreInRun<J>(
     const c = scorer.compose(judgement, options, counted.run.weights);
     const body = await c.write(counted.run);
     if (counted.receipt !== undefined) deps.replies.set(counted.receipt, body);
-    return { kind: 'scored', body, summary: c.summary };
+    return { kind: 'scored', body, summary: { ...c.summary, run: runSummary(counted.run) } };
   });
 }
 
@@ -162,7 +172,8 @@ export async function scoreSamplesInRun(
     if (counted.kind !== 'counted') throw new Error(`unreachable: ${counted.kind} without an Idempotency-Key`);
     const scores = judgement.map((e) => ({ ...e, ...composeSample(e, counted.run.weights) }));
     const { raws, gated } = tallyOf(judgement);
-    return { scores, step: counted.run.step, summary: { groups: 0, plans: raws.length, gated, mean_raw: meanVector(raws) } };
+    const summary = { groups: 0, plans: raws.length, gated, gate_reasons: gateReasons(judgement), mean_raw: meanVector(raws), run: runSummary(counted.run) };
+    return { scores, step: counted.run.step, summary };
   });
 }
 

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { HistoryRow } from '../contracts/runs.js';
@@ -24,6 +24,7 @@ import {
   type RunRecord,
   type RunStore,
   type RunTx,
+  StateUnusable,
   type StoredReceipt,
 } from './store.js';
 
@@ -68,22 +69,36 @@ export class SqliteRunStore implements RunStore {
   private tail: Promise<unknown> = Promise.resolve();
 
   constructor(stateDir: string) {
+    const file = join(stateDir, 'runs.sqlite');
+    const unusable = (why: string) => new StateUnusable(`cannot keep run state in ${stateDir} (STATE_DIR; in the Docker image, the /data volume): ${why}`);
     try {
       mkdirSync(stateDir, { recursive: true });
-      this.db = new Database(join(stateDir, 'runs.sqlite'), { timeout: 10_000 });
+      // Checked now, not at the first score: a read-only volume would otherwise pass start-up.
+      accessSync(stateDir, constants.W_OK);
+      if (existsSync(file)) accessSync(file, constants.W_OK);
+      this.db = new Database(file, { timeout: 10_000 });
     } catch (e) {
-      throw new Error(`cannot keep run state in ${stateDir} (STATE_DIR; in the Docker image, the /data volume): ${(e as Error).message}`);
+      throw unusable(`${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: it must be a writable directory`);
     }
-    this.db.pragma('journal_mode = WAL');
-    // WAL + NORMAL: a commit survives a killed process (the WAL is in the OS cache); only a power loss can
-    // drop the last commits.
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('foreign_keys = ON');
-    this.migrate();
+    try {
+      this.db.pragma('journal_mode = WAL');
+      // WAL + NORMAL: a commit survives a killed process (the WAL is in the OS cache); only a power loss can
+      // drop the last commits.
+      this.db.pragma('synchronous = NORMAL');
+      this.db.pragma('foreign_keys = ON');
+      // Damage anywhere in the file is found here rather than by the run that happens to read it.
+      const check = this.db.pragma('quick_check', { simple: true });
+      if (check !== 'ok') throw new Error(`integrity check failed (${String(check).split('\n')[0]})`);
+      this.migrate();
+    } catch (e) {
+      this.db.close();
+      throw unusable(`runs.sqlite cannot be used (${(e as Error).message}); if it is damaged, restore it from a backup or move it away to start empty`);
+    }
     const db = this.db;
     this.stmt = {
       getRun: db.prepare<[string], RunColumns>('SELECT * FROM runs WHERE id = ?'),
-      listRuns: db.prepare<[], RunColumns>('SELECT * FROM runs ORDER BY id'),
+      listRuns: db.prepare<[string, number], RunColumns>('SELECT * FROM runs WHERE id > ? ORDER BY id LIMIT ?'),
+      countRuns: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM runs'),
       upsertRun: db.prepare(
         `INSERT INTO runs (id, config, weights, ema, last_finalized_step, finalized_steps, created_at, updated_at)
          VALUES (@id, @config, @weights, @ema, @last_finalized_step, @finalized_steps, @created_at, @updated_at)
@@ -179,6 +194,8 @@ export class SqliteRunStore implements RunStore {
         s.pruneReceipts.run(id, id, MAX_RECEIPTS_PER_RUN);
       },
       addLatePlans: async (step, plans) => void s.addLate.run(plans, id, step),
+      // BEGIN IMMEDIATE holds the database's one write lock: no other run can be created meanwhile.
+      countRuns: async () => s.countRuns.get()!.n,
       weightsBefore: async (step): Promise<AxisVector | null> => {
         const r = s.weightsBefore.get(id, step);
         return r ? vec(r.wa_struct, r.wa_pers, r.wa_ped) : null;
@@ -205,8 +222,8 @@ export class SqliteRunStore implements RunStore {
     return r ? openStep(r) : null;
   }
 
-  async listRuns(): Promise<RunRecord[]> {
-    return this.stmt.listRuns.all().map(runRecord);
+  async listRuns(after: string | null, limit: number): Promise<RunRecord[]> {
+    return this.stmt.listRuns.all(after ?? '', limit).map(runRecord);
   }
 
   async history(runId: string, offset: number, limit: number): Promise<{ total: number; rows: HistoryRow[] }> {

@@ -58,6 +58,8 @@ export interface RunTx {
   putReceipt(key: string, receipt: Receipt): Promise<string>;
   /** Deletes the run with its history, open step and receipts. */
   deleteRun(): Promise<boolean>;
+  /** How many runs exist, exactly: creating runs is serialized with this count (MAX_RUNS). */
+  countRuns(): Promise<number>;
 }
 
 /**
@@ -70,7 +72,8 @@ export interface RunStore {
   withRun<T>(runId: string, f: (tx: RunTx) => Promise<T>): Promise<T>;
   getRun(id: string): Promise<RunRecord | null>;
   openStep(id: string): Promise<OpenStep | null>;
-  listRuns(): Promise<RunRecord[]>;
+  /** Runs in id order after `after` (exclusive), at most `limit`. */
+  listRuns(after: string | null, limit: number): Promise<RunRecord[]>;
   history(runId: string, offset: number, limit: number): Promise<{ total: number; rows: HistoryRow[] }>;
   close(): Promise<void>;
 }
@@ -78,6 +81,11 @@ export interface RunStore {
 /** The state database could not be reached: nothing of the request was recorded (503). */
 export class StoreUnavailable extends Error {
   override name = 'StoreUnavailable';
+}
+
+/** The run state cannot be used at all (start-up): the service must not start on it. */
+export class StateUnusable extends Error {
+  override name = 'StateUnusable';
 }
 
 /** Receipts kept per run (oldest dropped first): a retry older than that is rare, and counted as new. */

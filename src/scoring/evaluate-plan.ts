@@ -58,12 +58,13 @@ export function evaluatePlan(
   const struct = structuralReward(analysis, palette);
   const pers = coverage ? coverage.score(parsed.plan) : null;
   const ped = pedagogyReward(analysis, palette);
+  const violations = [...analysis.violations, ...parsed.warnings];
   return {
     parsed: true,
-    gate: hardGate(analysis.violations, gate.lambda_hard, gate.strict),
+    gate: hardGate(violations, gate.lambda_hard, gate.strict),
     raw: { struct: struct.value, pers: pers?.value ?? 0, ped: ped.value },
     components: { struct, pers, ped },
-    violations: analysis.violations,
+    violations,
     normalizations: parsed.normalizations,
     topology: analysis.topology,
   };

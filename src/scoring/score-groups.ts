@@ -1,5 +1,7 @@
 import type { ResolvedOptions } from '../contracts/options.js';
-import { DEFAULT_RUN_CONFIG, type RunConfig } from '../contracts/runs.js';
+import { DEFAULT_RUN_CONFIG, type RunConfig, type RunStepInfoSchema } from '../contracts/runs.js';
+import type { ViolationCode } from '../contracts/violations.js';
+import type { z } from 'zod';
 import type { ScorePlanRequest, ScorePlanResponse } from '../contracts/score-plan.js';
 import { absoluteScore, composeGroup, INITIAL_WEIGHTS, type SOFT_AXES, type AxisVector } from '../grpo/compose.js';
 import { resolvePalette, type ResolvedPalette } from '../plan/palette.js';
@@ -41,7 +43,18 @@ export interface ScoreSummary {
   groups: number;
   plans: number;
   gated: number;
+  /** Gated plans per reason (a plan gated for two reasons counts under each). */
+  gate_reasons: Partial<Record<ViolationCode, number>>;
   mean_raw: AxisVector;
+  /** The run the plans were counted in, once they were. */
+  run?: { id: string; step: number; status: z.infer<typeof RunStepInfoSchema>['status']; weights: AxisVector; ema: AxisVector | null };
+}
+
+/** Gated plans per reason. */
+export function gateReasons(plans: readonly Judged[]): ScoreSummary['gate_reasons'] {
+  const out: ScoreSummary['gate_reasons'] = {};
+  for (const p of plans) for (const r of p.gate.reasons) out[r] = (out[r] ?? 0) + 1;
+  return out;
 }
 
 /** What composition needs of a judged plan; the rest of its evaluation is passed through as `detail`. */
@@ -124,7 +137,13 @@ export function composeGroups<E extends Judged, D extends object>(
       })),
     };
   });
-  const summary: ScoreSummary = { groups: groups.length, plans, gated, mean_raw: meanVector(raws) };
+  const summary: ScoreSummary = {
+    groups: groups.length,
+    plans,
+    gated,
+    gate_reasons: gateReasons(evaluated.flatMap((g) => g.plans)),
+    mean_raw: meanVector(raws),
+  };
   return { groups, summary };
 }
 

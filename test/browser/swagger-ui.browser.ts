@@ -29,7 +29,14 @@ t.test('Swagger UI scores the example request', async (t) => {
     await app.close();
   });
   const page = await browser.newPage();
-  await page.goto(`http://127.0.0.1:${port}/docs`);
+  // Under the security headers (Content-Security-Policy), a blocked script or style is a console error.
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  const docs = await page.goto(`http://127.0.0.1:${port}/docs`);
+  t.match(docs?.headers()['content-security-policy'], /default-src 'self'/, 'served with a CSP');
   const operation = page.locator('#operations-PersonalPlan-scorePlan');
   await operation.locator('.opblock-summary').click();
   await operation.getByRole('button', { name: 'Try it out' }).click();
@@ -46,5 +53,6 @@ t.test('Swagger UI scores the example request', async (t) => {
     [[], ['cycle'], ['parse_error']],
     'the example group comes back scored: clean, cyclic, truncated',
   );
+  t.same(errors, [], 'no console errors: nothing blocked by the CSP');
   if (process.env.SCREENSHOT) await page.screenshot({ path: process.env.SCREENSHOT, fullPage: false });
 });

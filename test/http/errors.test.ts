@@ -1,5 +1,7 @@
 // One mapping from what went wrong to its answer (src/http/errors.ts): each kind of failure a client can
 // cause has its status and machine-readable code.
+import { readFile } from 'node:fs/promises';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import type { InjectOptions } from 'fastify';
 import t from 'tap';
 import { ERROR_CODES } from '../../src/contracts/errors.js';
@@ -30,6 +32,37 @@ t.test('each failure a client can cause has its status and code', async (t) => {
       415,
       'unsupported_media_type',
     ],
+    [
+      'JSON sent as text/plain',
+      { method: 'POST', url: '/validate-plan', headers: { 'content-type': 'text/plain' }, payload: '{"plan": "x"}' },
+      415,
+      'unsupported_media_type',
+    ],
+    [
+      'a body without content-type',
+      { method: 'POST', url: '/validate-plan', headers: { 'content-type': '' }, payload: '{"plan": "x"}' },
+      415,
+      'unsupported_media_type',
+    ],
+    [
+      'a brotli body',
+      { method: 'POST', url: '/validate-plan', headers: { ...json, 'content-encoding': 'br' }, payload: brotliCompressSync('{"plan": "x"}') },
+      415,
+      'unsupported_encoding',
+    ],
+    [
+      'a body that says gzip and is not',
+      { method: 'POST', url: '/validate-plan', headers: { ...json, 'content-encoding': 'gzip' }, payload: '{"plan": "x"}' },
+      400,
+      'invalid_encoding',
+    ],
+    [
+      'a gzip body that inflates past BODY_LIMIT_BYTES (65 KiB of gzip, 64 MiB inflated)',
+      { method: 'POST', url: '/validate-plan', headers: { ...json, 'content-encoding': 'gzip' }, payload: gzipSync(Buffer.alloc(64 * 1024 * 1024, 32)) },
+      413,
+      'body_too_large',
+    ],
+    ['a known path with another method', { method: 'GET', url: '/score-plan' }, 405, 'method_not_allowed'],
     ['no such route', { method: 'GET', url: '/nope' }, 404, 'route_not_found'],
     ['no such run', { method: 'GET', url: '/runs/no-such-run' }, 404, 'run_not_found'],
     ['no such run to delete', { method: 'DELETE', url: '/runs/no-such-run' }, 404, 'run_not_found'],
@@ -54,4 +87,38 @@ t.test('each failure a client can cause has its status and code', async (t) => {
   );
   const tooLarge = await app.inject(cases.find(([name]) => name === 'a body over BODY_LIMIT_BYTES')![1]);
   t.equal(tooLarge.json().error, 'Payload Too Large', 'the status text is the status’s own');
+  t.match(tooLarge.json().message, /65536-byte limit \(BODY_LIMIT_BYTES/, 'the 413 names the limit and its setting');
+  const plain = await app.inject(cases.find(([name]) => name === 'JSON sent as text/plain')![1]);
+  t.match(plain.json().message, /content-type: application\/json \(got text\/plain\)/, 'the 415 says what to send');
+  const wrongMethod = await app.inject({ method: 'POST', url: '/runs/some-run' });
+  t.equal(wrongMethod.statusCode, 405);
+  t.equal(wrongMethod.headers.allow, 'PUT, GET, HEAD, DELETE', 'Allow lists the methods of the path');
+});
+
+t.test('a gzip or deflate body is read as the JSON it holds', async (t) => {
+  const app = await testApp({ WORKERS: 0 });
+  t.teardown(() => app.close());
+  const body = JSON.stringify({ plan: EXAMPLE_SCORE_REQUEST.groups[0]!.completions[0] });
+  const plain = await app.inject({ method: 'POST', url: '/validate-plan', headers: { 'content-type': 'application/json' }, payload: body });
+  for (const [encoding, payload] of [
+    ['gzip', gzipSync(body)],
+    ['deflate', deflateSync(body)],
+  ] as const) {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/validate-plan',
+      headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+      payload,
+    });
+    t.equal(res.statusCode, 200, encoding);
+    t.same({ ...res.json(), latency_ms: 0 }, { ...plain.json(), latency_ms: 0 }, `${encoding}: the same answer as uncompressed`);
+  }
+});
+
+t.test('every error code is documented in docs/operations.md', async (t) => {
+  const doc = await readFile(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+  t.same(
+    ERROR_CODES.filter((code) => !doc.includes(`\`${code}\``)),
+    [],
+  );
 });

@@ -122,3 +122,21 @@ t.test('an evicted reply is rebuilt byte for byte from its receipt, and still no
   );
   t.equal((await tiny.inject({ method: 'GET', url: '/runs/ev' })).json<RunView>().open_step?.plans, 4);
 });
+
+t.test('MAX_RUNS: a scoring request or PUT that would create one run too many gets 403 run_quota; GET /runs pages', async (t) => {
+  const small = await testApp({ MAX_RUNS: 2, WORKERS: 0 });
+  t.teardown(() => small.close());
+  const score = (run_id: string) => small.inject({ method: 'POST', url: '/score-plan', payload: { run_id, groups: [group(0, 2)] } });
+  t.equal((await score('q1')).statusCode, 200);
+  t.equal((await small.inject({ method: 'PUT', url: '/runs/q2', payload: {} })).statusCode, 201);
+  const over = await score('q3');
+  t.equal(over.statusCode, 403);
+  t.match(over.json(), { code: 'run_quota', message: /2 runs exist, the most this service keeps \(MAX_RUNS\)/ });
+  t.equal((await small.inject({ method: 'PUT', url: '/runs/q3', payload: {} })).json().code, 'run_quota');
+  t.equal((await score('q1')).statusCode, 200, 'an existing run keeps scoring');
+  const first = (await small.inject({ method: 'GET', url: '/runs?limit=1' })).json<{ runs: RunView[]; next_cursor: string }>();
+  t.same([first.runs.map((r) => r.id), first.next_cursor], [['q1'], 'q1']);
+  const second = (await small.inject({ method: 'GET', url: `/runs?limit=1&cursor=${first.next_cursor}` })).json<{ runs: RunView[]; next_cursor: null }>();
+  t.same([second.runs.map((r) => r.id), second.next_cursor], [['q2'], null]);
+  t.equal((await small.inject({ method: 'GET', url: '/runs?limit=0' })).statusCode, 400);
+});

@@ -38,3 +38,13 @@ t.test('a broken plan is a 200 with the gate reason; a missing plan field is a 4
   t.equal(missing.statusCode, 400);
   t.match(missing.json(), { issues: [{ path: '$.plan' }] });
 });
+
+t.test('a misspelt plan field is a warning with its path, and gates under strict', async (t) => {
+  const steps = EXAMPLE_PLAN.steps.map((s, i) => (i === 3 ? { ...s, depends_om: ['st1'] } : s));
+  const plan = { ...EXAMPLE_PLAN, steps };
+  const lenient = (await post({ plan })).json<ValidatePlanResponse>();
+  t.match(lenient, { parsed: true, gate: { failed: false } });
+  t.match(lenient.violations, [{ code: 'unknown_field', severity: 'warning', path: '$.steps[3].depends_om', message: /did you mean `depends_on`/ }]);
+  const strict = (await post({ plan, options: { strict: true } })).json<ValidatePlanResponse>();
+  t.match(strict.gate, { failed: true, reasons: ['unknown_field'], classes: [] });
+});

@@ -9,7 +9,7 @@ const v = (struct: number, pers: number, ped: number): AxisVector => ({ struct, 
 const fresh = async (engine: Engine, settings?: { STATE_DIR: string; STATE_URL?: string }) => {
   const s = settings ?? (await stateSettings(engine));
   const store = await openStore(s);
-  return { settings: s, store, ledger: new RunLedger(store, { lambda_hard: 10 }) };
+  return { settings: s, store, ledger: new RunLedger(store, { lambda_hard: 10, maxRuns: 1_000_000 }) };
 };
 const send = async (ledger: RunLedger, run: string, step: number | undefined, raws: AxisVector[], gated = 0) => {
   const c = await ledger.count(run, step, { raws, gated }, 10);
@@ -180,6 +180,46 @@ for (const engine of ENGINES) {
       const c = await ledger.count('r', 0, { raws: [v(1, 1, 1)], gated: 0 }, 10);
       t.same(c, { kind: 'stale', defaults: { lambda_hard: 3, epsilon: 1e-6, tau: 1e-6, ddof: 0 } });
       t.equal((await ledger.get('r'))!.open_step, null, 'nothing counted');
+    });
+
+    t.test('MAX_RUNS: exact under concurrent creation; existing runs keep working; a deleted run frees a place', async (t) => {
+      const s = await stateSettings(engine);
+      // On PostgreSQL two stores on one database, as two replicas; SQLite takes one connection per process
+      // (a second one in the same process would wait on the first synchronously), so one store.
+      const stores = engine === 'postgres' ? await Promise.all([openStore(s), openStore(s)]) : [await openStore(s)];
+      t.teardown(() => Promise.all(stores.map((x) => x.close())));
+      const ledgers = [stores[0]!, stores.at(-1)!].map((store) => new RunLedger(store, { lambda_hard: 10, maxRuns: 5 }));
+      const outcomes = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => send(ledgers[i % 2]!, `run-${i}`, 0, [v(1, 1, 1)])));
+      t.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 5, 'five runs created, no more');
+      const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+      t.equal(refused.length, 7);
+      t.match(refused[0]!.reason, { name: 'RunQuotaExceeded', message: /5 runs exist, the most this service keeps \(MAX_RUNS\)/ });
+      const { runs } = await ledgers[0]!.list(null, 100);
+      t.equal(runs.length, 5);
+      await send(ledgers[1]!, runs[0]!.id, 1, [v(0, 0, 0)]);
+      t.pass('an existing run still counts plans');
+      await t.rejects(ledgers[0]!.configure('another', {}), { name: 'RunQuotaExceeded' }, 'PUT of a new run is refused too');
+      await ledgers[0]!.delete(runs[0]!.id);
+      t.equal((await ledgers[0]!.configure('another', {})).created, true, 'a deleted run frees its place');
+    });
+
+    t.test('runs list a page at a time in id order', async (t) => {
+      const { ledger, store } = await fresh(engine);
+      t.teardown(() => store.close());
+      const ids = ['b', 'a', 'C', 'a-2', 'z', 'a.1', '_x'];
+      for (const id of ids) await ledger.configure(id, {});
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const page: { runs: { id: string }[]; next_cursor: string | null } = await ledger.list(cursor, 3);
+        seen.push(...page.runs.map((r) => r.id));
+        cursor = page.next_cursor;
+        pages++;
+      } while (cursor !== null);
+      t.same(seen, [...ids].sort(), 'every run once, in byte order of the id');
+      t.equal(pages, 3);
+      t.same(await ledger.list(null, 7).then((p) => p.next_cursor), null, 'an exact last page has no cursor');
     });
   });
 }

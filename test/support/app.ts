@@ -32,7 +32,7 @@ const CONTRACTS: Record<string, z.ZodType> = {
   'POST /evaluate-text': EvaluateTextResponseSchema,
   'POST /evaluate-text/corpus': EvaluateTextCorpusResponseSchema,
   'GET /ready': ReadySchema,
-  'GET /runs': z.object({ runs: z.array(RunViewSchema) }),
+  'GET /runs': z.object({ runs: z.array(RunViewSchema), next_cursor: z.string().nullable() }),
   'GET /runs/:id': RunViewSchema,
   'PUT /runs/:id': RunViewSchema,
   'POST /runs/:id/finalize': z.object({ finalized: HistoryRowSchema.nullable(), run: RunViewSchema }),

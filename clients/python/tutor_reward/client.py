@@ -30,8 +30,11 @@ class Client:
     """
 
     def __init__(self, base_url: str = "http://localhost:8080", run_id: Optional[str] = "default",
-                 timeout: float = 120.0, retries: int = 3, backoff: float = 0.5):
+                 timeout: float = 120.0, retries: int = 3, backoff: float = 0.5,
+                 api_key: Optional[str] = None):
+        """`api_key`: sent as `Authorization: Bearer`; defaults to $TUTOR_REWARD_API_KEY (none if unset)."""
         self.base_url = base_url.rstrip("/")
+        self.api_key = api_key if api_key is not None else os.environ.get("TUTOR_REWARD_API_KEY") or None
         self.run_id = run_id
         self.timeout = timeout
         self.retries = retries
@@ -41,6 +44,8 @@ class Client:
                  raw: bool = False) -> Any:
         data = None if body is None else json.dumps(body).encode("utf-8")
         hdrs = {"accept": "application/json"}
+        if self.api_key:
+            hdrs["authorization"] = "Bearer " + self.api_key
         if data is not None:
             hdrs["content-type"] = "application/json"
         hdrs.update(headers or {})
@@ -53,8 +58,13 @@ class Client:
                     return text if raw else (json.loads(text) if text else None)
             except urllib.error.HTTPError as err:
                 text = err.read().decode("utf-8", "replace")
-                if err.code < 500 or attempt >= self.retries:
+                # A rate limit is worth waiting out; other client errors are not.
+                retriable = err.code >= 500 or err.code == 429
+                if not retriable or attempt >= self.retries:
                     raise ServiceError(err.code, text) from None
+                wait = err.headers.get("retry-after")
+                if err.code == 429 and wait and wait.isdigit():
+                    time.sleep(float(wait))
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 if attempt >= self.retries:
                     raise

@@ -70,10 +70,10 @@ class PlanReward:
     def __init__(self, client: Union[Client, str] = "http://localhost:8080", run_id: Optional[str] = "default",
                  profile_column: str = "profile", query_column: Optional[str] = None,
                  num_generations: Optional[int] = None, name: str = "personalplan_reward",
-                 on_error: str = "raise"):
+                 on_error: str = "raise", api_key: Optional[str] = None):
         if on_error not in ("raise", "none"):
             raise ValueError('on_error must be "raise" or "none"')
-        self.client = client if isinstance(client, Client) else Client(client, run_id=run_id)
+        self.client = client if isinstance(client, Client) else Client(client, run_id=run_id, api_key=api_key)
         self.profile_column = profile_column
         self.query_column = query_column
         self.num_generations = num_generations
@@ -117,7 +117,7 @@ class PlanReward:
         step = getattr(trainer_state, "global_step", None) if trainer_state is not None else None
         evaluating = self._evaluating()
         client = Client(self.client.base_url, run_id=None, timeout=self.client.timeout, retries=self.client.retries,
-                        backoff=self.client.backoff) if evaluating else self.client
+                        backoff=self.client.backoff, api_key=self.client.api_key) if evaluating else self.client
         try:
             response = client.score(payload, step=None if evaluating else step, options={"detail": "rewards"})
         except Exception as err:  # noqa: BLE001 — any failure after the client's retries

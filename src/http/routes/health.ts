@@ -33,14 +33,19 @@ export const healthRoutes =
   async (app) => {
     app.get(
       '/health',
-      { schema: { operationId: 'getHealth', tags: ['service'], summary: 'Liveness: the process is up', response: { 200: HealthSchema } } },
+      {
+        config: { scope: 'open' },
+        schema: { operationId: 'getHealth', security: [], tags: ['service'], summary: 'Liveness: the process is up', response: { 200: HealthSchema } },
+      },
       async () => ({ status: 'ok' as const, uptime_s: process.uptime(), versions: VERSIONS }),
     );
     app.get(
       '/ready',
       {
+        config: { scope: 'open' },
         schema: {
           operationId: 'getReady',
+          security: [],
           tags: ['service'],
           summary: 'Readiness: the plan scorer passed its start-up self-check, the service is not shutting down and its work queue is not full',
           description: '`ready` is about the core (plan scoring, runs) and the pool; each model-backed capability reports its own state.',

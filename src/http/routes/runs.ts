@@ -31,16 +31,27 @@ export const runRoutes =
         schema: {
           operationId: 'listRuns',
           tags,
-          summary: 'All runs with their current weights',
-          response: { 200: z.object({ runs: z.array(RunViewSchema) }) },
+          summary: 'Runs with their current weights, a page at a time in id order',
+          querystring: z.object({
+            limit: z.coerce.number().int().min(1).max(1000).default(100),
+            cursor: RunIdSchema.optional().describe("The previous page's next_cursor"),
+          }),
+          response: {
+            200: z.object({
+              runs: z.array(RunViewSchema),
+              next_cursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last'),
+            }),
+            400: ErrorResponseSchema,
+          },
         },
       },
-      async () => ({ runs: await ctx.ledger.list() }),
+      async (req) => ctx.ledger.list(req.query.cursor ?? null, req.query.limit),
     );
 
     app.put(
       '/runs/:id',
       {
+        config: { scope: 'admin' },
         schema: {
           operationId: 'putRun',
           tags,
@@ -110,6 +121,7 @@ export const runRoutes =
     app.post(
       '/runs/:id/finalize',
       {
+        config: { scope: 'admin' },
         schema: {
           operationId: 'finalizeRun',
           tags,
@@ -126,6 +138,7 @@ export const runRoutes =
     app.delete(
       '/runs/:id',
       {
+        config: { scope: 'admin' },
         schema: {
           operationId: 'deleteRun',
           tags,

@@ -1,1 +1,0 @@
-import { buildApp } from './src/app.js';

@@ -1,0 +1,108 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+// Who may call what (API_KEYS): each scope includes the ones before it.
+const SCOPES = ['read', 'score', 'admin'] as const;
+type Scope = (typeof SCOPES)[number];
+/** `open`: probes and the API's own documentation, never behind a key. */
+type Requirement = Scope | 'open';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The scope a route needs; unset: GET and HEAD need `read`, anything else `score`. */
+    scope?: Requirement;
+  }
+  interface FastifyRequest {
+    /** Which key called (its position in API_KEYS, 1-based), for rate limits and logs; never the key. */
+    keyId?: string;
+  }
+}
+
+export class AccessDenied extends Error {
+  override name = 'AccessDenied';
+  constructor(
+    readonly status: 401 | 403,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+class InvalidKeys extends Error {
+  override name = 'InvalidKeys';
+}
+
+interface Key {
+  scope: Scope;
+  digest: Buffer;
+  id: string;
+}
+
+const digest = (key: string) => createHash('sha256').update(key).digest();
+
+/** `scope:key` entries from API_KEYS (comma-separated) and API_KEYS_FILE (one per line, `#` comments). */
+export function parseKeys(inline: string, file: string | undefined): Key[] {
+  const entries = inline.split(',');
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new InvalidKeys(`API_KEYS_FILE cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    entries.push(...text.split('\n').filter((line) => !line.trimStart().startsWith('#')));
+  }
+  const keys: Key[] = [];
+  for (const raw of entries.map((e) => e.trim()).filter((e) => e !== '')) {
+    const colon = raw.indexOf(':');
+    const scope = raw.slice(0, colon) as Scope;
+    const key = raw.slice(colon + 1);
+    if (colon < 0 || !SCOPES.includes(scope))
+      throw new InvalidKeys(`API_KEYS: entry ${keys.length + 1} must be scope:key with scope one of ${SCOPES.join(', ')}`);
+    if (key.length < 16) throw new InvalidKeys(`API_KEYS: the key of entry ${keys.length + 1} is shorter than 16 characters`);
+    keys.push({ scope, digest: digest(key), id: `key${keys.length + 1}` });
+  }
+  return keys;
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/** The start-up rule: no keys on an address others can reach, unless anonymous access is asked for. */
+export function exposureProblem(host: string, keys: readonly Key[], allowAnonymous: boolean): string | null {
+  if (keys.length > 0 || allowAnonymous || LOOPBACK.test(host)) return null;
+  return `refusing to listen on ${host} without API keys: set API_KEYS (or API_KEYS_FILE), or ALLOW_ANONYMOUS=true to serve anyone who can reach the port`;
+}
+
+const requirement = (req: FastifyRequest): Requirement => req.routeOptions.config.scope ?? (req.method === 'GET' || req.method === 'HEAD' ? 'read' : 'score');
+
+/** Same work whatever the key: every configured key is compared, in constant time each. */
+function lookup(keys: readonly Key[], presented: string): Key | undefined {
+  const d = digest(presented);
+  let found: Key | undefined;
+  for (const k of keys) if (timingSafeEqual(k.digest, d) && found === undefined) found = k;
+  return found;
+}
+
+/** Bearer-key access control; with no keys configured every request is anonymous and allowed. */
+export function installAccess(app: FastifyInstance, keys: readonly Key[]): void {
+  // Swagger UI and the document it shows are open, like the probes: the API's shape is no secret.
+  app.addHook('onRoute', (route) => {
+    if (route.url === '/docs' || route.url.startsWith('/docs/')) route.config = { ...route.config, scope: 'open' };
+  });
+  if (keys.length === 0) return;
+  app.addHook('onRequest', async (req) => {
+    // An unknown path needs a key too (the default scope): without one, nobody learns which paths exist.
+    const needed = requirement(req);
+    if (needed === 'open') return;
+    const header = req.headers.authorization;
+    const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw new AccessDenied(401, 'send an API key as `Authorization: Bearer <key>`');
+    const key = lookup(keys, match[1]!);
+    if (!key) throw new AccessDenied(401, 'the API key is not valid');
+    req.keyId = key.id;
+    if (SCOPES.indexOf(key.scope) < SCOPES.indexOf(needed)) {
+      throw new AccessDenied(403, `this route needs a key with scope ${needed} (or above); the key has ${key.scope}`);
+    }
+  });
+}

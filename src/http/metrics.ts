@@ -1,0 +1,100 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { VIOLATION_CODES } from '../contracts/violations.js';
+import { SOFT_AXES } from '../grpo/compose.js';
+import type { ScoreSummary } from '../scoring/score-groups.js';
+import type { Capability } from './capability.js';
+import type { WorkPool } from './work/pool.js';
+
+// Labels are bounded: a route is its pattern (`/runs/:id`, or `unmatched`), a run is one of at most
+// MAX_RUNS and its series are dropped when the run is deleted, a gate reason is one of the violation codes.
+export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilities: Record<string, Capability<unknown>>): void {
+  const register = new Registry();
+  collectDefaultMetrics({ register });
+  const labels = ['method', 'route', 'status'] as const;
+  const requests = new Counter({ name: 'http_requests_total', help: 'Requests answered', labelNames: labels, registers: [register] });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from the request arriving to its answer being sent',
+    labelNames: labels,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [register],
+  });
+  const inFlight = new Gauge({ name: 'http_requests_in_flight', help: 'Requests being handled', registers: [register] });
+  const poolGauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [register],
+      collect() {
+        this.set(read());
+      },
+    });
+  poolGauge('tutor_pool_workers', 'Worker threads (WORKERS)', () => pool.status().workers);
+  poolGauge('tutor_pool_running', 'Tasks running on a worker', () => pool.status().running);
+  poolGauge('tutor_pool_queued', 'Tasks waiting for a worker (MAX_QUEUE bounds it)', () => pool.status().queued);
+  poolGauge('tutor_pool_utilization', "Share of the pool's capacity used since start", () => pool.status().utilization);
+  new Gauge({
+    name: 'tutor_capability_ready',
+    help: 'Whether a model-backed capability is loaded (1) or not (0)',
+    labelNames: ['capability'],
+    registers: [register],
+    collect() {
+      for (const [name, c] of Object.entries(capabilities)) this.set({ capability: name }, c.status().ready ? 1 : 0);
+    },
+  });
+  const plans = new Counter({ name: 'tutor_plans_scored_total', help: 'Plans scored, per run', labelNames: ['run'], registers: [register] });
+  const gated = new Counter({ name: 'tutor_plans_gated_total', help: 'Plans gated, per run and reason', labelNames: ['run', 'reason'], registers: [register] });
+  const late = new Counter({
+    name: 'tutor_late_plans_total',
+    help: 'Plans of already finalized steps (scored, not counted)',
+    labelNames: ['run'],
+    registers: [register],
+  });
+  const step = new Gauge({ name: 'tutor_run_step', help: 'The step the last request counted in', labelNames: ['run'], registers: [register] });
+  const weight = new Gauge({ name: 'tutor_run_weight', help: 'Current reward weight, per run and axis', labelNames: ['run', 'axis'], registers: [register] });
+  const ema = new Gauge({
+    name: 'tutor_run_ema',
+    help: 'EMA of the mean raw reward at the last finalized step, per run and axis',
+    labelNames: ['run', 'axis'],
+    registers: [register],
+  });
+
+  const observeScoring = (s: ScoreSummary) => {
+    const run = s.run?.id ?? 'none';
+    plans.inc({ run }, s.plans);
+    for (const [reason, n] of Object.entries(s.gate_reasons)) gated.inc({ run, reason }, n);
+    if (!s.run) return;
+    if (s.run.status === 'late') late.inc({ run }, s.plans);
+    step.set({ run }, s.run.step);
+    for (const axis of SOFT_AXES) {
+      weight.set({ run, axis }, s.run.weights[axis]);
+      if (s.run.ema) ema.set({ run, axis }, s.run.ema[axis]);
+    }
+  };
+
+  // A request refused by an earlier onRequest hook (no key) never reaches this one.
+  const entered = new WeakSet<object>();
+  app.addHook('onRequest', async (req) => {
+    entered.add(req);
+    inFlight.inc();
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    if (entered.has(req)) inFlight.dec();
+    const l = { method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    requests.inc(l);
+    duration.observe(l, reply.elapsedTime / 1000);
+    if (req.scoreSummary) observeScoring(req.scoreSummary);
+    if (l.route === '/runs/:id' && req.method === 'DELETE' && reply.statusCode === 204) {
+      const run = (req.params as { id: string }).id;
+      for (const m of [plans, late, step]) m.remove({ run });
+      for (const reason of Object.keys(VIOLATION_CODES)) gated.remove({ run, reason });
+      for (const m of [weight, ema]) for (const axis of SOFT_AXES) m.remove({ run, axis });
+    }
+  });
+  app.get(
+    '/metrics',
+    { schema: { operationId: 'getMetrics', tags: ['service'], summary: 'Prometheus metrics in the text exposition format (scope read)' } },
+    async (_req, reply) => reply.type(register.contentType).send(await register.metrics()),
+  );
+}

@@ -1,0 +1,115 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { EXAMPLE_PLAN } from '../../src/contracts/examples.js';
+import { tempStateDir, testApp } from '../support/app.js';
+
+const READ = 'read-key-0123456789abcdef';
+const SCORE = 'score-key-0123456789abcdef';
+const ADMIN = 'admin-key-0123456789abcdef';
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+const validate = { method: 'POST' as const, url: '/validate-plan', payload: { plan: EXAMPLE_PLAN } };
+
+t.test('API keys with scopes: 401 without a valid key, 403 for the wrong scope, probes and docs open', async (t) => {
+  const app = await testApp({ API_KEYS: `read:${READ},score:${SCORE}`, WORKERS: 0 });
+  t.teardown(() => app.close());
+  const none = await app.inject(validate);
+  t.equal(none.statusCode, 401);
+  t.equal(none.headers['www-authenticate'], 'Bearer');
+  t.match(none.json(), { code: 'unauthorized', message: /Authorization: Bearer <key>/ });
+  for (const authorization of [
+    'Bearer not-a-key-at-all-0000',
+    `Basic ${READ}`,
+    `Bearer ${READ}x`,
+    `Bearer ${READ.slice(0, -1)}`,
+    'Bearer',
+    `Bearer ${'k'.repeat(8000)}`,
+  ]) {
+    const res = await app.inject({ ...validate, headers: { authorization } });
+    t.equal(res.statusCode, 401, `${authorization.slice(0, 30)} → 401`);
+    t.notMatch(res.body, READ, 'the answer never repeats a key');
+  }
+  const readOnly = await app.inject({ ...validate, headers: bearer(READ) });
+  t.equal(readOnly.statusCode, 403);
+  t.match(readOnly.json(), { code: 'forbidden', message: /needs a key with scope score .*the key has read/ });
+  t.equal((await app.inject({ method: 'GET', url: '/runs', headers: bearer(READ) })).statusCode, 200, 'read reads');
+  t.equal((await app.inject({ ...validate, headers: bearer(SCORE) })).statusCode, 200, 'score computes');
+  t.equal((await app.inject({ method: 'GET', url: '/runs', headers: bearer(SCORE) })).statusCode, 200, 'score includes read');
+  const put = await app.inject({ method: 'PUT', url: '/runs/r1', headers: bearer(SCORE), payload: { t_warm: 3 } });
+  t.equal(put.statusCode, 403, 'changing a run needs admin');
+  for (const url of ['/health', '/ready', '/docs', '/docs/json', '/docs/static/swagger-ui.css']) {
+    t.equal((await app.inject({ method: 'GET', url })).statusCode, 200, `${url} needs no key`);
+  }
+  t.equal((await app.inject({ method: 'GET', url: '/no-such-path' })).statusCode, 401, 'an unknown path needs a key too');
+  t.equal((await app.inject({ method: 'GET', url: '/no-such-path', headers: bearer(READ) })).statusCode, 404);
+});
+
+t.test('API_KEYS_FILE: one scope:key per line, comments allowed, added to API_KEYS', async (t) => {
+  const file = join(tempStateDir(), 'keys');
+  writeFileSync(file, `# the trainer's key\nadmin:${ADMIN}\n\n  # another\n`);
+  const app = await testApp({ API_KEYS: `read:${READ}`, API_KEYS_FILE: file, WORKERS: 0 });
+  t.teardown(() => app.close());
+  t.equal((await app.inject({ method: 'PUT', url: '/runs/r1', headers: bearer(ADMIN), payload: { t_warm: 3 } })).statusCode, 201);
+  t.equal((await app.inject({ method: 'DELETE', url: '/runs/r1', headers: bearer(ADMIN) })).statusCode, 204);
+  t.equal((await app.inject({ method: 'GET', url: '/runs', headers: bearer(READ) })).statusCode, 200);
+});
+
+t.test('rate limits: per key, 429 with Retry-After past RATE_LIMIT_MAX, probes exempt', async (t) => {
+  const app = await testApp({ API_KEYS: `score:${SCORE},read:${READ}`, RATE_LIMIT_MAX: 3, RATE_LIMIT_WINDOW_MS: 60_000, WORKERS: 0 });
+  t.teardown(() => app.close());
+  const statuses = [];
+  for (let i = 0; i < 4; i++) statuses.push((await app.inject({ method: 'GET', url: '/runs', headers: bearer(SCORE) })).statusCode);
+  t.same(statuses, [200, 200, 200, 429]);
+  const limited = await app.inject({ method: 'GET', url: '/runs', headers: bearer(SCORE) });
+  t.equal(limited.statusCode, 429);
+  t.ok(Number(limited.headers['retry-after']) > 0, `Retry-After ${limited.headers['retry-after']}`);
+  t.match(limited.json(), { code: 'rate_limited', message: /over 3 requests per 60000 ms \(RATE_LIMIT_MAX, RATE_LIMIT_WINDOW_MS\)/ });
+  t.equal((await app.inject({ method: 'GET', url: '/runs', headers: bearer(READ) })).statusCode, 200, 'another key has its own budget');
+  for (let i = 0; i < 10; i++) t.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
+});
+
+t.test('without keys the limit is per client address', async (t) => {
+  const app = await testApp({ RATE_LIMIT_MAX: 2, WORKERS: 0 });
+  t.teardown(() => app.close());
+  const from = (remoteAddress: string) => app.inject({ method: 'GET', url: '/runs', remoteAddress });
+  t.same([(await from('10.0.0.1')).statusCode, (await from('10.0.0.1')).statusCode, (await from('10.0.0.1')).statusCode], [200, 200, 429]);
+  t.equal((await from('10.0.0.2')).statusCode, 200);
+});
+
+t.test('CORS for the origins of CORS_ORIGINS only; a preflight needs no key; none by default', async (t) => {
+  const app = await testApp({ API_KEYS: `score:${SCORE}`, CORS_ORIGINS: 'https://tutor.example, https://lab.example', WORKERS: 0 });
+  t.teardown(() => app.close());
+  const preflight = (origin: string) =>
+    app.inject({
+      method: 'OPTIONS',
+      url: '/score-plan',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+    });
+  const ok = await preflight('https://lab.example');
+  t.equal(ok.statusCode, 204);
+  t.equal(ok.headers['access-control-allow-origin'], 'https://lab.example');
+  t.match(String(ok.headers['access-control-allow-headers']), /authorization/);
+  t.equal((await preflight('https://evil.example')).headers['access-control-allow-origin'], undefined);
+  const call = await app.inject({ ...validate, headers: { ...bearer(SCORE), origin: 'https://tutor.example' } });
+  t.equal(call.statusCode, 200);
+  t.equal(call.headers['access-control-allow-origin'], 'https://tutor.example');
+
+  const closed = await testApp({ WORKERS: 0 });
+  t.teardown(() => closed.close());
+  const none = await closed.inject({
+    method: 'OPTIONS',
+    url: '/score-plan',
+    headers: { origin: 'https://lab.example', 'access-control-request-method': 'POST' },
+  });
+  t.equal(none.statusCode, 405);
+  t.equal(none.headers['access-control-allow-origin'], undefined);
+});
+
+t.test('security headers on every answer; the CSP leaves plain-HTTP deployments alone', async (t) => {
+  const app = await testApp({ WORKERS: 0 });
+  t.teardown(() => app.close());
+  const res = await app.inject({ method: 'GET', url: '/health' });
+  t.equal(res.headers['x-content-type-options'], 'nosniff');
+  t.match(String(res.headers['content-security-policy']), /default-src 'self'/);
+  t.notMatch(String(res.headers['content-security-policy']), /upgrade-insecure-requests/);
+});

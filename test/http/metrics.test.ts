@@ -1,0 +1,52 @@
+import t from 'tap';
+import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
+import { testApp } from '../support/app.js';
+
+const value = (text: string, series: string): number | undefined => {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+};
+
+t.test('/metrics: requests by route and status, the pool, models, and per run plans, gate reasons and weights', async (t) => {
+  const app = await testApp({ WORKERS: 1 });
+  t.teardown(() => app.close());
+  for (let i = 0; i < 3; i++) {
+    const res = await app.inject({ method: 'POST', url: '/score-plan', payload: { ...EXAMPLE_SCORE_REQUEST, run_id: 'm1', step: i } });
+    t.equal(res.statusCode, 200);
+  }
+  const late = await app.inject({ method: 'POST', url: '/score-plan', payload: { ...EXAMPLE_SCORE_REQUEST, run_id: 'm1', step: 0 } });
+  t.equal(late.json().run.status, 'late');
+  await app.inject({ method: 'GET', url: '/runs/nope' });
+  const res = await app.inject({ method: 'GET', url: '/metrics' });
+  t.equal(res.statusCode, 200);
+  t.match(res.headers['content-type'], /^text\/plain; version=0\.0\.4/);
+  const m = res.body;
+  t.equal(value(m, 'http_requests_total{method="POST",route="/score-plan",status="200"}'), 4);
+  t.equal(value(m, 'http_requests_total{method="GET",route="/runs/:id",status="404"}'), 1, 'the route pattern, not the URL');
+  t.equal(value(m, 'http_request_duration_seconds_count{method="POST",route="/score-plan",status="200"}'), 4);
+  t.equal(value(m, 'http_requests_in_flight'), 1, 'the scrape itself');
+  t.equal(value(m, 'tutor_pool_workers'), 1);
+  t.equal(value(m, 'tutor_pool_queued'), 0);
+  t.equal(value(m, 'tutor_capability_ready{capability="verify_turn"}'), 0, 'not loaded yet');
+  // The example group: one clean plan, one with a cycle, one that does not parse; four requests.
+  t.equal(value(m, 'tutor_plans_scored_total{run="m1"}'), 12);
+  t.equal(value(m, 'tutor_plans_gated_total{run="m1",reason="cycle"}'), 4);
+  t.equal(value(m, 'tutor_plans_gated_total{run="m1",reason="parse_error"}'), 4);
+  t.equal(value(m, 'tutor_late_plans_total{run="m1"}'), 3);
+  const run = (await app.inject({ method: 'GET', url: '/runs/m1' })).json();
+  t.equal(value(m, 'tutor_run_weight{run="m1",axis="struct"}'), run.weights.struct);
+  t.equal(value(m, 'tutor_run_ema{run="m1",axis="ped"}'), run.ema.ped, 'the EMA after the last finalized step');
+  t.equal(value(m, 'tutor_run_step{run="m1"}'), 0, 'the late request counted nowhere, its step was 0');
+  t.ok(value(m, 'process_resident_memory_bytes')! > 0, 'process metrics');
+
+  t.equal((await app.inject({ method: 'DELETE', url: '/runs/m1' })).statusCode, 204);
+  const after = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  t.notMatch(after, /run="m1"/, 'a deleted run leaves no series behind');
+});
+
+t.test('/metrics needs a read key when keys are configured', async (t) => {
+  const app = await testApp({ API_KEYS: 'read:metrics-key-0123456789', WORKERS: 0 });
+  t.teardown(() => app.close());
+  t.equal((await app.inject({ method: 'GET', url: '/metrics' })).statusCode, 401);
+  t.equal((await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer metrics-key-0123456789' } })).statusCode, 200);
+});
