@@ -8,7 +8,7 @@ import { installErrorHandler, InvalidRequest } from './http/errors.js';
 import { depthIssue, LARGE_JSON_CHARS } from './http/json-body.js';
 import { tidyOpenApi } from './http/openapi-tidy.js';
 import { registerTransport } from './http/transport.js';
-import { installAccess, parseKeys } from './http/access.js';
+import { exposureProblem, installAccess, parseKeys } from './http/access.js';
 import { registerProtection } from './http/protection.js';
 import { installMetrics } from './http/metrics.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
@@ -38,6 +38,9 @@ export interface App {
 }
 
 export async function buildApp(config: Config): Promise<App> {
+  const keys = parseKeys(config.API_KEYS, config.API_KEYS_FILE);
+  const exposed = exposureProblem(config.HOST, keys, config.ALLOW_ANONYMOUS);
+  if (exposed) throw new Error(exposed);
   const app = Fastify({
     logger: { level: config.LOG_LEVEL },
     bodyLimit: config.BODY_LIMIT_BYTES,
@@ -56,7 +59,7 @@ export async function buildApp(config: Config): Promise<App> {
   // against the schema instead (test/support/app.ts).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandler(app, config.BODY_LIMIT_BYTES, await registerTransport(app));
-  installAccess(app, parseKeys(config.API_KEYS, config.API_KEYS_FILE));
+  installAccess(app, keys);
   await registerProtection(app, config);
   // An empty JSON body (curl -X POST -H 'content-type: application/json' …/finalize) means no body. A
   // "__proto__" or "constructor.prototype" key is dropped rather than failing the request: planners emit

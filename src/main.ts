@@ -1,6 +1,5 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
-import { exposureProblem, parseKeys } from './http/access.js';
 import { loadConfig, planLimits } from './config.js';
 import { serviceDefaults } from './http/context.js';
 import { selfCheck } from './scoring/self-check.js';
@@ -9,8 +8,6 @@ import { selfCheck } from './scoring/self-check.js';
 async function start() {
   try {
     const config = loadConfig();
-    const problem = exposureProblem(config.HOST, parseKeys(config.API_KEYS, config.API_KEYS_FILE), config.ALLOW_ANONYMOUS);
-    if (problem) throw new Error(problem);
     const built = await buildApp(config);
     try {
       await built.app.listen({ port: config.PORT, host: config.HOST });

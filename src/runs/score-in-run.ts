@@ -7,12 +7,11 @@ import type { PlanLimits } from '../plan/parse.js';
 import {
   composeGroups,
   evaluateGroups,
-  gateReasons,
-  meanVector,
   paletteInfo,
   planDetail,
   resolveOptions,
   scoringDefaultsOf,
+  summaryOf,
   tallyOf,
   type EvaluatedGroup,
   type Judged,
@@ -171,9 +170,7 @@ export async function scoreSamplesInRun(
     const { judgement, counted } = await countJudged(deps, runId, step, onArrival, byDefaults, (j) => j, undefined, signal);
     if (counted.kind !== 'counted') throw new Error(`unreachable: ${counted.kind} without an Idempotency-Key`);
     const scores = judgement.map((e) => ({ ...e, ...composeSample(e, counted.run.weights) }));
-    const { raws, gated } = tallyOf(judgement);
-    const summary = { groups: 0, plans: raws.length, gated, gate_reasons: gateReasons(judgement), mean_raw: meanVector(raws), run: runSummary(counted.run) };
-    return { scores, step: counted.run.step, summary };
+    return { scores, step: counted.run.step, summary: { ...summaryOf(judgement, 0), run: runSummary(counted.run) } };
   });
 }
 

@@ -50,11 +50,12 @@ export interface ScoreSummary {
   run?: { id: string; step: number; status: z.infer<typeof RunStepInfoSchema>['status']; weights: AxisVector; ema: AxisVector | null };
 }
 
-/** Gated plans per reason. */
-export function gateReasons(plans: readonly Judged[]): ScoreSummary['gate_reasons'] {
-  const out: ScoreSummary['gate_reasons'] = {};
-  for (const p of plans) for (const r of p.gate.reasons) out[r] = (out[r] ?? 0) + 1;
-  return out;
+/** What a request's judged plans come to, for its log line and the metrics. */
+export function summaryOf(plans: readonly Judged[], groups: number): ScoreSummary {
+  const { raws, gated } = tallyOf(plans);
+  const gate_reasons: ScoreSummary['gate_reasons'] = {};
+  for (const p of plans) for (const r of p.gate.reasons) gate_reasons[r] = (gate_reasons[r] ?? 0) + 1;
+  return { groups, plans: plans.length, gated, gate_reasons, mean_raw: meanVector(raws) };
 }
 
 /** What composition needs of a judged plan; the rest of its evaluation is passed through as `detail`. */
@@ -101,9 +102,6 @@ export function composeGroups<E extends Judged, D extends object>(
   weights: AxisVector,
   detail: (e: E) => D,
 ) {
-  let plans = 0;
-  let gated = 0;
-  const raws: AxisVector[] = [];
   const groups = evaluated.map((group, gi) => {
     const evals = group.plans;
     const composed = composeGroup(
@@ -112,9 +110,6 @@ export function composeGroups<E extends Judged, D extends object>(
       options,
     );
     const groupGated = evals.filter((e) => e.gate.failed).length;
-    plans += evals.length;
-    gated += groupGated;
-    for (const e of evals) raws.push(e.raw);
     return {
       index: gi,
       id: group.id,
@@ -137,14 +132,13 @@ export function composeGroups<E extends Judged, D extends object>(
       })),
     };
   });
-  const summary: ScoreSummary = {
-    groups: groups.length,
-    plans,
-    gated,
-    gate_reasons: gateReasons(evaluated.flatMap((g) => g.plans)),
-    mean_raw: meanVector(raws),
+  return {
+    groups,
+    summary: summaryOf(
+      evaluated.flatMap((g) => g.plans),
+      groups.length,
+    ),
   };
-  return { groups, summary };
 }
 
 /** What a response says about the palette its plans were checked against. */
