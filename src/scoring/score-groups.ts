@@ -16,7 +16,7 @@ import { VERSIONS } from './versions.js';
 export type ScoringDefaults = Omit<ResolvedOptions, 'strict'>;
 
 /** Per-axis mean of raw rewards, for the request log line (0 for none). */
-export function meanVector(xs: readonly AxisVector[]): AxisVector {
+function meanVector(xs: readonly AxisVector[]): AxisVector {
   const n = Math.max(1, xs.length);
   const mean = (k: (typeof SOFT_AXES)[number]) => xs.reduce((a, x) => a + x[k], 0) / n;
   return { struct: mean('struct'), pers: mean('pers'), ped: mean('ped') };
