@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Config } from './config.js';
+import { type Config, trustProxy } from './config.js';
 import { scoringContext } from './http/context.js';
 import { installErrorHandler, InvalidRequest } from './http/errors.js';
 import { depthIssue, LARGE_JSON_CHARS } from './http/json-body.js';
@@ -44,6 +44,7 @@ export async function buildApp(config: Config): Promise<App> {
   const app = Fastify({
     logger: { level: config.LOG_LEVEL },
     bodyLimit: config.BODY_LIMIT_BYTES,
+    trustProxy: trustProxy(config),
     // Slow clients: Node checks these every connectionsCheckingInterval (30 s by default, which let a
     // half-sent header hold its socket for 88 s); the connection cap is set on the server below.
     requestTimeout: config.REQUEST_TIMEOUT_MS,
@@ -122,7 +123,7 @@ export async function buildApp(config: Config): Promise<App> {
   });
   const capabilities = { verify_turn: ctx.verifier, trace_knowledge: ctx.encoder };
   installMetrics(app, ctx.pool, capabilities);
-  await app.register(healthRoutes(readiness, capabilities, ctx.pool));
+  await app.register(healthRoutes(readiness, capabilities, ctx.pool, ctx.store));
   await app.register(scorePlanRoute(ctx));
   await app.register(validatePlanRoute(ctx));
   await app.register(runRoutes(ctx));

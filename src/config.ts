@@ -1,7 +1,17 @@
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { PlanLimits } from './plan/parse.js';
+
+// proxy-addr's names for address ranges, or an address with an optional prefix length.
+function isProxyAddress(a: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(a)) return true;
+  const [ip = '', bits, ...rest] = a.split('/');
+  const family = isIP(ip);
+  if (family === 0 || rest.length > 0) return false;
+  return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
 
 const int = (def: number) => z.coerce.number().int().positive().default(def);
 
@@ -32,6 +42,15 @@ export const ConfigSchema = z
       .default(0)
       .describe('requests per `RATE_LIMIT_WINDOW_MS` per key (per client address without keys) → 429 with `Retry-After`; `0`: no limit. Probes are exempt'),
     RATE_LIMIT_WINDOW_MS: int(60_000).describe('the rate-limit window'),
+    TRUST_PROXY: z
+      .string()
+      .default('')
+      .refine((v) => v.trim() === '' || v.split(',').every((a) => isProxyAddress(a.trim())), {
+        message: 'comma-separated addresses and CIDR ranges (e.g. 10.0.0.0/8)',
+      })
+      .describe(
+        'the proxies in front (load balancer, ingress) whose `X-Forwarded-For` names the client, for per-address rate limits and logs: comma-separated addresses or CIDR ranges (or `loopback`, `linklocal`, `uniquelocal`); unset: the connection’s own address',
+      ),
     HEADERS_TIMEOUT_MS: int(10_000).describe('longest a client may take to send the request headers; the socket is then closed'),
     REQUEST_TIMEOUT_MS: int(60_000).describe('longest a client may take to send a whole request, body included (a body that never ends is cut → 408)'),
     KEEP_ALIVE_TIMEOUT_MS: int(72_000).describe('how long an idle keep-alive connection stays open (keep it above the load balancer’s idle timeout)'),
@@ -108,6 +127,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`invalid configuration: ${lines.join('; ')}`);
   }
   return parsed.data;
+}
+
+/** Fastify's trustProxy from TRUST_PROXY: off, or the proxies' addresses. */
+export function trustProxy(config: Config): false | string[] {
+  const v = config.TRUST_PROXY.trim();
+  return v === '' ? false : v.split(',').map((a) => a.trim());
 }
 
 /** The per-plan bounds every scoring path applies (the service, the audit CLI). */

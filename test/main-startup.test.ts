@@ -47,6 +47,8 @@ t.test('no keys on a reachable address: refused, unless ALLOW_ANONYMOUS', async 
 
 t.test('bad settings, keys and state name their setting', async (t) => {
   oneLine(t, await startFails({ PORT: 'eighty' }), /invalid configuration: PORT: /);
+  oneLine(t, await startFails({ TRUST_PROXY: '10.0.0.0/8, lb.internal' }), /invalid configuration: TRUST_PROXY: comma-separated addresses and CIDR ranges/);
+  oneLine(t, await startFails({ TRUST_PROXY: '10.0.0.0/33' }), /invalid configuration: TRUST_PROXY: /);
   oneLine(t, await startFails({ API_KEYS: 'root:0123456789abcdef0123' }), /API_KEYS: entry 1 must be scope:key with scope one of read, score, admin/);
   oneLine(t, await startFails({ API_KEYS: 'read:short' }), /shorter than 16 characters/);
   oneLine(t, await startFails({ API_KEYS_FILE: '/nonexistent/keys' }), /API_KEYS_FILE cannot be read \(ENOENT\)/);

@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   'client_closed',
   'overloaded',
   'store_unavailable',
+  'state_damaged',
   'capability_unavailable',
   'worker_out_of_memory',
   'deadline_exceeded',

@@ -5,7 +5,7 @@ import type { ErrorCode, ErrorResponse } from '../contracts/errors.js';
 import { jsonPath } from '../common/json-path.js';
 import { IdempotencyConflict } from '../runs/idempotency.js';
 import { InvalidRunConfig, RunNotFound, RunQuotaExceeded } from '../runs/ledger.js';
-import { StoreUnavailable } from '../runs/store.js';
+import { StateDamaged, StoreUnavailable } from '../runs/store.js';
 import { AccessDenied } from './access.js';
 import { CapabilityUnavailable } from './capability.js';
 import { RateLimited } from './protection.js';
@@ -87,6 +87,7 @@ function httpError(err: unknown, request: FastifyRequest, bodyLimit: number): Ht
   if (err instanceof Overloaded) return { status: 503, code: 'overloaded', message: `overloaded: ${err.message}; retry later`, retry: true };
   if (err instanceof StoreUnavailable)
     return { status: 503, code: 'store_unavailable', message: `${err.message}; nothing was recorded, retry later`, retry: true };
+  if (err instanceof StateDamaged) return { status: 503, code: 'state_damaged', message: err.message };
   if (err instanceof CapabilityUnavailable || (err instanceof TaskRefused && err.failure === 'unavailable')) {
     return { status: 503, code: 'capability_unavailable', message: err.message };
   }

@@ -34,6 +34,18 @@ export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilitie
   poolGauge('tutor_pool_running', 'Tasks running on a worker', () => pool.status().running);
   poolGauge('tutor_pool_queued', 'Tasks waiting for a worker (MAX_QUEUE bounds it)', () => pool.status().queued);
   poolGauge('tutor_pool_utilization', "Share of the pool's capacity used since start", () => pool.status().utilization);
+  new Counter({
+    name: 'tutor_encoder_cache_lookups_total',
+    help: 'Sentence-encoder cache lookups, by result (hit: embedding reused; miss: text embedded), over every worker',
+    labelNames: ['result'],
+    registers: [register],
+    collect() {
+      const { hits, misses } = pool.encoderCache();
+      this.reset();
+      this.inc({ result: 'hit' }, hits);
+      this.inc({ result: 'miss' }, misses);
+    },
+  });
   new Gauge({
     name: 'tutor_capability_ready',
     help: 'Whether a model-backed capability is loaded (1) or not (0)',

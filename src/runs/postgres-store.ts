@@ -21,6 +21,7 @@ import {
   type RunRecord,
   type RunStore,
   type RunTx,
+  StateDamaged,
   StateUnusable,
   StoreUnavailable,
 } from './store.js';
@@ -66,7 +67,10 @@ const types = {
 const unavailable = (e: unknown): unknown => {
   const code = (e as { code?: string }).code ?? '';
   // SQLSTATE class 08 (connection), 53 (resources), 57 (operator intervention), or a socket error.
-  return /^(08|53|57)|^E[A-Z]+$/.test(code) ? new StoreUnavailable(`state database unavailable: ${(e as Error).message}`) : e;
+  if (/^(08|53|57)|^E[A-Z]+$/.test(code)) return new StoreUnavailable(`state database unavailable: ${(e as Error).message}`);
+  // data_corrupted, index_corrupted: the server confines them to a relation, and its operator sees them in its log.
+  if (code === 'XX001' || code === 'XX002') return new StateDamaged(`the state database reports damaged data (${code}): ${(e as Error).message}`);
+  return e;
 };
 
 /** A query's rows, on the pool or inside a transaction. */
@@ -271,6 +275,11 @@ export class PostgresRunStore implements RunStore {
     const [count] = await this.query<{ n: number }>('SELECT count(*)::int AS n FROM history WHERE run_id = $1', [runId]);
     const rows = await this.query<HistoryColumns>('SELECT * FROM history WHERE run_id = $1 ORDER BY step LIMIT $2 OFFSET $3', [runId, limit, offset]);
     return { total: count!.n, rows: rows.map(historyRow) };
+  }
+
+  /** Damage is PostgreSQL's to detect and contain: one request that meets it fails alone (StateDamaged). */
+  damage(): null {
+    return null;
   }
 
   async close(): Promise<void> {

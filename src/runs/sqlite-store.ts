@@ -24,6 +24,7 @@ import {
   type RunRecord,
   type RunStore,
   type RunTx,
+  StateDamaged,
   StateUnusable,
   type StoredReceipt,
 } from './store.js';
@@ -67,6 +68,7 @@ export class SqliteRunStore implements RunStore {
   private readonly stmt;
   /** One connection: this process's transactions take turns. */
   private tail: Promise<unknown> = Promise.resolve();
+  private damaged: StateDamaged | null = null;
 
   constructor(stateDir: string) {
     const file = join(stateDir, 'runs.sqlite');
@@ -152,18 +154,42 @@ export class SqliteRunStore implements RunStore {
     }
   }
 
-  withRun<T>(runId: string, f: (tx: RunTx) => Promise<T>): Promise<T> {
-    const result = this.tail.then(async () => {
-      this.db.exec('BEGIN IMMEDIATE');
-      try {
-        const out = await f(this.tx(runId));
-        this.db.exec('COMMIT');
-        return out;
-      } catch (e) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
-        throw e;
+  damage(): string | null {
+    return this.damaged?.message ?? null;
+  }
+
+  /** Runs f on the database unless it was found damaged; finding damage now stops every later use. */
+  private async use<T>(f: () => T | Promise<T>): Promise<T> {
+    if (this.damaged) throw this.damaged;
+    try {
+      return await f();
+    } catch (e) {
+      // SQLITE_CORRUPT and SQLITE_NOTADB (and their extended codes): pages that are not what SQLite wrote.
+      if (/^SQLITE_(CORRUPT|NOTADB)/.test((e as { code?: string }).code ?? '')) {
+        this.damaged ??= new StateDamaged(
+          `the run state database (runs.sqlite in STATE_DIR) is damaged: ${(e as Error).message}. Nothing more is read from or written to it; ` +
+            'restore it from a backup (or move it away to start empty) and restart the service',
+        );
+        throw this.damaged;
       }
-    });
+      throw e;
+    }
+  }
+
+  withRun<T>(runId: string, f: (tx: RunTx) => Promise<T>): Promise<T> {
+    const result = this.tail.then(() =>
+      this.use(async () => {
+        this.db.exec('BEGIN IMMEDIATE');
+        try {
+          const out = await f(this.tx(runId));
+          this.db.exec('COMMIT');
+          return out;
+        } catch (e) {
+          if (this.db.inTransaction) this.db.exec('ROLLBACK');
+          throw e;
+        }
+      }),
+    );
     this.tail = result.catch(() => undefined);
     return result;
   }
@@ -212,22 +238,26 @@ export class SqliteRunStore implements RunStore {
     };
   }
 
-  async getRun(id: string): Promise<RunRecord | null> {
-    const r = this.stmt.getRun.get(id);
-    return r ? runRecord(r) : null;
+  getRun(id: string): Promise<RunRecord | null> {
+    return this.use(() => {
+      const r = this.stmt.getRun.get(id);
+      return r ? runRecord(r) : null;
+    });
   }
 
-  async openStep(id: string): Promise<OpenStep | null> {
-    const r = this.stmt.openStep.get(id);
-    return r ? openStep(r) : null;
+  openStep(id: string): Promise<OpenStep | null> {
+    return this.use(() => {
+      const r = this.stmt.openStep.get(id);
+      return r ? openStep(r) : null;
+    });
   }
 
-  async listRuns(after: string | null, limit: number): Promise<RunRecord[]> {
-    return this.stmt.listRuns.all(after ?? '', limit).map(runRecord);
+  listRuns(after: string | null, limit: number): Promise<RunRecord[]> {
+    return this.use(() => this.stmt.listRuns.all(after ?? '', limit).map(runRecord));
   }
 
-  async history(runId: string, offset: number, limit: number): Promise<{ total: number; rows: HistoryRow[] }> {
-    return { total: this.stmt.historyCount.get(runId)!.n, rows: this.stmt.history.all(runId, limit, offset).map(historyRow) };
+  history(runId: string, offset: number, limit: number): Promise<{ total: number; rows: HistoryRow[] }> {
+    return this.use(() => ({ total: this.stmt.historyCount.get(runId)!.n, rows: this.stmt.history.all(runId, limit, offset).map(historyRow) }));
   }
 
   async close(): Promise<void> {

@@ -75,6 +75,8 @@ export interface RunStore {
   /** Runs in id order after `after` (exclusive), at most `limit`. */
   listRuns(after: string | null, limit: number): Promise<RunRecord[]>;
   history(runId: string, offset: number, limit: number): Promise<{ total: number; rows: HistoryRow[] }>;
+  /** Why the state database was found damaged while running, or null while it is sound. */
+  damage(): string | null;
   close(): Promise<void>;
 }
 
@@ -86,6 +88,14 @@ export class StoreUnavailable extends Error {
 /** The run state cannot be used at all (start-up): the service must not start on it. */
 export class StateUnusable extends Error {
   override name = 'StateUnusable';
+}
+
+/**
+ * The state database was found damaged while running (503). The store stops using it: writing into a
+ * damaged file spreads the damage, and a half-read run would be scored wrongly.
+ */
+export class StateDamaged extends Error {
+  override name = 'StateDamaged';
 }
 
 /** Receipts kept per run (oldest dropped first): a retry older than that is rare, and counted as new. */

@@ -40,6 +40,8 @@ export interface EncoderOptions {
   batchSize: number;
   /** onnxruntime intra-op threads; 0 or absent: the runtime's default (every core). */
   intraOpThreads?: number;
+  /** Told, per embed call, how many texts came from the cache and how many were embedded. */
+  onCacheLookups?: (hits: number, misses: number) => void;
 }
 
 interface Encoded {
@@ -111,6 +113,7 @@ export class SentenceEncoder {
       if (hit) out[i] = hit;
       else missing.push(i);
     });
+    this.options.onCacheLookups?.(texts.length - missing.length, missing.length);
     // Texts of similar length share a batch, so little of it is padding: a batch ends at batchSize texts
     // or before a text more than twice as long as its first (one long dialogue must not pad twenty short
     // candidates to its length).

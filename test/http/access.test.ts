@@ -113,3 +113,22 @@ t.test('security headers on every answer; the CSP leaves plain-HTTP deployments 
   t.match(String(res.headers['content-security-policy']), /default-src 'self'/);
   t.notMatch(String(res.headers['content-security-policy']), /upgrade-insecure-requests/);
 });
+
+t.test('behind a proxy named in TRUST_PROXY the limit is per forwarded client address; otherwise X-Forwarded-For is ignored', async (t) => {
+  const behind = await testApp({ RATE_LIMIT_MAX: 2, TRUST_PROXY: '10.1.0.0/16, 127.0.0.1', WORKERS: 0 });
+  t.teardown(() => behind.close());
+  const via = (app: typeof behind, proxy: string, client: string) =>
+    app.inject({ method: 'GET', url: '/runs', remoteAddress: proxy, headers: { 'x-forwarded-for': client } });
+  t.same([(await via(behind, '10.1.2.3', '203.0.113.7')).statusCode, (await via(behind, '10.1.9.9', '203.0.113.7')).statusCode], [200, 200]);
+  t.equal((await via(behind, '10.1.2.3', '203.0.113.7')).statusCode, 429, 'one client through two proxy addresses shares one budget');
+  t.equal((await via(behind, '10.1.2.3', '203.0.113.8')).statusCode, 200, 'another client behind the same proxy has its own');
+  t.equal((await via(behind, '192.0.2.1', '203.0.113.8')).statusCode, 200, 'an untrusted peer is counted by its own address');
+  t.equal((await via(behind, '192.0.2.1', '203.0.113.9')).statusCode, 200);
+  t.equal((await via(behind, '192.0.2.1', '203.0.113.10')).statusCode, 429, 'its forged X-Forwarded-For does not buy a new budget');
+
+  const direct = await testApp({ RATE_LIMIT_MAX: 2, WORKERS: 0 });
+  t.teardown(() => direct.close());
+  const statuses = [];
+  for (const client of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) statuses.push((await via(direct, '10.1.2.3', client)).statusCode);
+  t.same(statuses, [200, 200, 429], 'unset: the connection address counts');
+});

@@ -50,3 +50,32 @@ t.test('/metrics needs a read key when keys are configured', async (t) => {
   t.equal((await app.inject({ method: 'GET', url: '/metrics' })).statusCode, 401);
   t.equal((await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer metrics-key-0123456789' } })).statusCode, 200);
 });
+
+t.test('/metrics counts encoder cache hits and misses over the worker threads', async (t) => {
+  const { readFileSync } = await import('node:fs');
+  type Pair = { dependency_all: string; reference_steps: string; model_1: { conversation: Record<string, string>[] } };
+  const [pair] = JSON.parse(readFileSync(new URL('../fixtures/coding-tutor/example_eval_pairs.json', import.meta.url), 'utf8')) as Pair[];
+  const payload = {
+    task: { dependency_all: pair!.dependency_all, reference_steps: pair!.reference_steps },
+    context: pair!.model_1.conversation.map((m) => ({ role: Object.keys(m)[0], text: Object.values(m)[0] })),
+  };
+  for (const workers of [1, 0]) {
+    const app = await testApp({ WORKERS: workers });
+    const lookups = async () => {
+      const m = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+      return {
+        hits: value(m, 'tutor_encoder_cache_lookups_total{result="hit"}'),
+        misses: value(m, 'tutor_encoder_cache_lookups_total{result="miss"}'),
+      };
+    };
+    t.same(await lookups(), { hits: 0, misses: 0 }, `WORKERS=${workers}: nothing embedded yet`);
+    t.equal((await app.inject({ method: 'POST', url: '/trace-knowledge', payload })).statusCode, 200);
+    const first = await lookups();
+    t.ok(first.misses! > 0, `WORKERS=${workers}: the first request embeds (${first.misses} misses, ${first.hits} hits)`);
+    t.equal((await app.inject({ method: 'POST', url: '/trace-knowledge', payload })).statusCode, 200);
+    const second = await lookups();
+    t.equal(second.misses, first.misses, `WORKERS=${workers}: the same texts again embed nothing`);
+    t.equal(second.hits! - first.hits!, first.hits! + first.misses!, `WORKERS=${workers}: every lookup of the repeat is a hit`);
+    await app.close();
+  }
+});

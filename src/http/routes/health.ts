@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { VersionsSchema } from '../../contracts/results.js';
 import { VERSIONS } from '../../scoring/versions.js';
+import type { RunStore } from '../../runs/store.js';
 import type { Capability } from '../capability.js';
 import type { WorkPool } from '../work/pool.js';
 
@@ -29,7 +30,7 @@ export const ReadySchema = StatusSchema.extend({
 }).meta({ id: 'Readiness' });
 
 export const healthRoutes =
-  (readiness: Readiness, capabilities: Record<string, Capability<unknown>>, pool: WorkPool): FastifyPluginAsyncZod =>
+  (readiness: Readiness, capabilities: Record<string, Capability<unknown>>, pool: WorkPool, store: RunStore): FastifyPluginAsyncZod =>
   async (app) => {
     app.get(
       '/health',
@@ -47,17 +48,22 @@ export const healthRoutes =
           operationId: 'getReady',
           security: [],
           tags: ['service'],
-          summary: 'Readiness: the plan scorer passed its start-up self-check, the service is not shutting down and its work queue is not full',
+          summary:
+            'Readiness: the plan scorer passed its start-up self-check, the run state is sound, the service is not shutting down and its work queue is not full',
           description: '`ready` is about the core (plan scoring, runs) and the pool; each model-backed capability reports its own state.',
           response: { 200: ReadySchema, 503: ReadySchema },
         },
       },
       async (_req, reply) => {
         const status = pool.status();
-        const state =
-          readiness.ready && status.saturated
-            ? { ready: false, reason: `saturated: ${status.queued} tasks wait for ${status.workers} workers (MAX_QUEUE=${status.max_queue})` }
-            : readiness;
+        const damage = store.damage();
+        const state = !readiness.ready
+          ? readiness
+          : damage
+            ? { ready: false, reason: damage }
+            : status.saturated
+              ? { ready: false, reason: `saturated: ${status.queued} tasks wait for ${status.workers} workers (MAX_QUEUE=${status.max_queue})` }
+              : readiness;
         return reply.code(state.ready ? 200 : 503).send({
           ...state,
           capabilities: Object.fromEntries(Object.entries(capabilities).map(([name, c]) => [name, c.status()])),

@@ -60,10 +60,17 @@ interface PoolStatus {
   utilization: number;
 }
 
+/** Sentence-encoder cache lookups since start, over every thread. */
+interface CacheLookups {
+  hits: number;
+  misses: number;
+}
+
 export interface WorkPool {
   readonly workers: number;
   run<K extends TaskName>(name: K, input: Input<K>, signal: AbortSignal): Promise<Output<K>>;
   status(): PoolStatus;
+  encoderCache(): CacheLookups;
   close(): Promise<void>;
 }
 
@@ -72,13 +79,17 @@ export interface PoolOptions {
   maxQueue: number;
   /** V8 old generation per worker, MiB. */
   heapMb: number;
-  settings: Omit<WorkerSettings, 'intraOpThreads'>;
+  settings: Omit<WorkerSettings, 'intraOpThreads' | 'cacheLookups'>;
   onWorkerError: (e: Error) => void;
 }
 
 // Per worker. At 16 MiB a third of a worker's time went to scavenges and promotions while judging plans;
 // 48 MiB raised 4-client /score-plan throughput by ~25 % for no measurable resident memory (docs/concurrency.md).
 const WORKER_YOUNG_GENERATION_MB = 48;
+
+// The encoders of every worker count into one shared pair of cells, read by /metrics without a round trip.
+const sharedLookups = () => new BigInt64Array(new SharedArrayBuffer(16));
+const lookupsOf = (cells: BigInt64Array): CacheLookups => ({ hits: Number(Atomics.load(cells, 0)), misses: Number(Atomics.load(cells, 1)) });
 
 const isFailure = (x: unknown): x is TaskFailure => typeof x === 'object' && x !== null && 'failure' in x && typeof (x as TaskFailure).failure === 'string';
 /** A task's value, or its failure thrown as TaskRefused. */
@@ -100,7 +111,7 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
   if (o.workers === 0) return inProcess(o);
   // Each worker's ONNX sessions get one intra-op thread: the pool already keeps every core busy, and two
   // runtimes each spreading over both cores only trade cache misses (measured in the README).
-  const settings: WorkerSettings = { ...o.settings, intraOpThreads: 1 };
+  const settings: WorkerSettings = { ...o.settings, intraOpThreads: 1, cacheLookups: sharedLookups() };
   const pool = new Piscina({
     filename: workerFile,
     minThreads: o.workers,
@@ -161,6 +172,7 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
         utilization: Number(pool.utilization.toFixed(4)),
       };
     },
+    encoderCache: () => lookupsOf(settings.cacheLookups),
     // Terminating a worker inside onnxruntime aborts the process: tasks are told to stop and awaited first.
     async close() {
       for (const cancel of live.keys()) Atomics.store(cancel, 0, 1);
@@ -173,7 +185,8 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
 async function inProcess(o: PoolOptions): Promise<WorkPool> {
   const tasks = await import('./tasks.js');
   // The main thread's ONNX sessions may use every core (onnxruntime's default).
-  tasks.settleInProcess({ ...o.settings, intraOpThreads: 0 });
+  const settings: WorkerSettings = { ...o.settings, intraOpThreads: 0, cacheLookups: sharedLookups() };
+  tasks.settleInProcess(settings);
   const table = tasks as unknown as Record<TaskName, (input: unknown, stop: () => boolean) => Promise<unknown>>;
   return {
     workers: 0,
@@ -186,6 +199,7 @@ async function inProcess(o: PoolOptions): Promise<WorkPool> {
       return unwrap(out) as never;
     },
     status: () => ({ workers: 0, running: 0, queued: 0, max_queue: o.maxQueue, saturated: false, utilization: 0 }),
+    encoderCache: () => lookupsOf(settings.cacheLookups),
     close: async () => undefined,
   };
 }

@@ -30,6 +30,8 @@ export interface WorkerSettings {
   encoderCacheSize: number;
   encoderBatchSize: number;
   intraOpThreads: number;
+  /** Encoder cache lookups of every thread, [hits, misses], in memory shared with the main thread. */
+  cacheLookups: BigInt64Array;
 }
 
 /** A client-caused failure, carried across the thread boundary by name. */
@@ -67,7 +69,15 @@ function encoderAt(dir: string): Promise<SentenceEncoder> {
     const s = configured();
     // Imported on first use: onnxruntime-node and the tokenizers cost start-up time and memory.
     e = import('../../text/encoder.js').then(({ SentenceEncoder }) =>
-      SentenceEncoder.fromDirectory(key, { cacheSize: s.encoderCacheSize, batchSize: s.encoderBatchSize, intraOpThreads: s.intraOpThreads }),
+      SentenceEncoder.fromDirectory(key, {
+        cacheSize: s.encoderCacheSize,
+        batchSize: s.encoderBatchSize,
+        intraOpThreads: s.intraOpThreads,
+        onCacheLookups: (hits, misses) => {
+          Atomics.add(s.cacheLookups, 0, BigInt(hits));
+          Atomics.add(s.cacheLookups, 1, BigInt(misses));
+        },
+      }),
     );
     encoders.set(key, e);
   }
