@@ -80,7 +80,13 @@ export async function buildApp(config: Config): Promise<App> {
     if (deep) throw new InvalidRequest(deep.message, deep.issues);
   });
   app.addHook('onResponse', async (req, reply) => {
-    const line = { method: req.method, url: req.url, status: reply.statusCode, latency_ms: Number(reply.elapsedTime.toFixed(2)) };
+    const line = {
+      method: req.method,
+      url: req.url,
+      status: reply.statusCode,
+      latency_ms: Number(reply.elapsedTime.toFixed(2)),
+      ...(req.keyId ? { key: req.keyId } : {}),
+    };
     if (req.scoreSummary) req.log.info({ ...line, ...req.scoreSummary }, 'scored');
     else if (req.url === '/health' || req.url === '/ready') req.log.debug(line, 'probe');
     else req.log.info(line, 'request');

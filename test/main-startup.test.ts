@@ -43,6 +43,15 @@ t.test('no keys on a reachable address: refused, unless ALLOW_ANONYMOUS', async 
   t.equal((await fetch(`${keyed.base}/runs`, { headers: { authorization: 'Bearer 0123456789abcdef0124' } })).status, 401);
   await keyed.waitForLine((l) => l.status === 401 && keyed.lines.filter((x) => x.url === '/runs').length === 3);
   t.notMatch(JSON.stringify(keyed.lines), /0123456789abcdef012/, 'no key, valid or not, is ever logged');
+  t.same(
+    keyed.lines.filter((x) => x.url === '/runs').map((x) => [x.status, x.key]),
+    [
+      [401, undefined],
+      [200, 'key1'],
+      [401, undefined],
+    ],
+    'the log names the key that called by its position in API_KEYS',
+  );
 });
 
 t.test('bad settings, keys and state name their setting', async (t) => {

@@ -1,17 +1,25 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import { tempStateDir } from '../support/app.js';
 import { startService } from '../support/service.js';
 
-// The Python client (clients/python, standard library only) against the live service: TRL reward function,
-// verl adapters, and an independent recomputation of the adaptive weights from the run's CSV history.
-t.test('Python client tests pass against a live service', async (t) => {
-  const svc = await startService({ STATE_DIR: tempStateDir() });
-  t.teardown(() => svc.child.kill('SIGKILL'));
+const TESTS = new URL('../../clients/python/tests/', import.meta.url);
+/** The modules that need a service with API keys; every other test_*.py runs against one without. */
+const KEYED = ['test_keys.py'];
+const UNKEYED = readdirSync(TESTS)
+  .filter((f) => /^test_\w+\.py$/.test(f) && !KEYED.includes(f))
+  .sort();
+
+/** Runs exactly `modules` with unittest; the test count expected is their `def test_` methods. */
+async function runPython(modules: string[], env: Record<string, string>) {
+  // Nothing of the caller's TUTOR_REWARD_* (a key, a run) leaks into the tests: they get only `env`.
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TUTOR_REWARD_')));
   const result = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-    const py = spawn('python3', ['-m', 'unittest', 'discover', '-s', 'clients/python/tests', '-v'], {
-      cwd: new URL('../..', import.meta.url),
-      env: { ...process.env, TUTOR_REWARD_URL: svc.base, PYTHONDONTWRITEBYTECODE: '1' },
+    const py = spawn('python3', ['-m', 'unittest', '-v', ...modules.map((m) => m.replace(/\.py$/, ''))], {
+      cwd: TESTS,
+      env: { ...base, ...env, PYTHONDONTWRITEBYTECODE: '1' },
     });
     let output = '';
     py.stdout.on('data', (d: Buffer) => (output += d.toString()));
@@ -19,10 +27,55 @@ t.test('Python client tests pass against a live service', async (t) => {
     py.on('error', reject);
     py.on('close', (code) => resolve({ code, output }));
   });
-  const ran = Number(/Ran (\d+) tests?/.exec(result.output)?.[1] ?? 0);
+  const ran = Number(/^Ran (\d+) tests? in /m.exec(result.output)?.[1] ?? 0);
+  const expected = modules.reduce((n, m) => n + (readFileSync(new URL(m, TESTS), 'utf8').match(/^ +def test_\w+\(/gm)?.length ?? 0), 0);
+  return { ...result, ran, expected };
+}
+
+// The Python client (clients/python, standard library only) against the live service: TRL reward function,
+// verl adapters, and an independent recomputation of the adaptive weights from the run's CSV history.
+t.test('Python client tests pass against a live service', async (t) => {
+  t.ok(UNKEYED.includes('test_trainers.py') && UNKEYED.includes('test_trainer_calls.py'), UNKEYED.join(', '));
+  const svc = await startService({ STATE_DIR: tempStateDir() });
+  t.teardown(() => svc.child.kill('SIGKILL'));
+  const result = await runPython(UNKEYED, { TUTOR_REWARD_URL: svc.base });
   t.equal(result.code, 0, result.output);
-  t.ok(ran >= 6, `ran ${ran} Python tests`);
-  t.match(result.output, /\nOK\b/);
+  t.ok(result.expected >= 14, `${result.expected} test methods in ${UNKEYED.join(', ')}`);
+  t.equal(result.ran, result.expected, `ran ${result.ran} Python tests`);
+  // `OK` alone: not `OK (skipped=…)`, no test may skip itself.
+  t.match(result.output, /^OK$/m);
+});
+
+// The same client against a service with API keys of each scope, fresh for this run.
+t.test('Python client tests pass against a live service with API keys', async (t) => {
+  const keys = { score: randomBytes(24).toString('hex'), read: randomBytes(24).toString('hex'), admin: randomBytes(24).toString('hex') };
+  const svc = await startService({
+    STATE_DIR: tempStateDir(),
+    API_KEYS: Object.entries(keys)
+      .map(([scope, key]) => `${scope}:${key}`)
+      .join(','),
+  });
+  t.teardown(() => svc.child.kill('SIGKILL'));
+  const result = await runPython(KEYED, {
+    TUTOR_REWARD_URL: svc.base,
+    TUTOR_REWARD_TEST_SCORE_KEY: keys.score,
+    TUTOR_REWARD_TEST_READ_KEY: keys.read,
+    TUTOR_REWARD_TEST_ADMIN_KEY: keys.admin,
+  });
+  t.equal(result.code, 0, result.output);
+  t.ok(result.expected >= 14, `${result.expected} test methods in ${KEYED.join(', ')}`);
+  t.equal(result.ran, result.expected, `ran ${result.ran} Python tests`);
+  t.match(result.output, /^OK$/m);
+  const log = JSON.stringify(svc.lines);
+  t.ok(
+    Object.values(keys).every((key) => !log.includes(key)),
+    'no key in the service log',
+  );
+  // The log has a line per request, the refused ones too: the check above looked where a key could have gone.
+  t.ok(
+    [401, 403].every((status) => svc.lines.some((l) => l.msg === 'request' && l.status === status)),
+    'the 401 and 403 answers were logged',
+  );
 });
 
 t.test('the client installs with pip (no third-party dependencies) and carries the service version', async (t) => {

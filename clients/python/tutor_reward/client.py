@@ -13,12 +13,28 @@ from typing import Any, Optional
 
 
 class ServiceError(RuntimeError):
-    """The service answered with an error status (4xx are not retried)."""
+    """The service answered with an error status (4xx other than 429 are not retried).
+
+    `status`: the HTTP status; `code`: the error body's `code` (`unauthorized`, `forbidden`, `run_not_found`,
+    ...), None when the body has none; `body`: the body as received.
+    """
 
     def __init__(self, status: int, body: str):
         super().__init__(f"HTTP {status}: {body[:500]}")
         self.status = status
         self.body = body
+        self.code = _error_code(body)
+
+    def __reduce__(self):  # picklable: verl's Ray workers hand their exceptions to the driver pickled
+        return type(self), (self.status, self.body)
+
+
+def _error_code(body: str) -> Optional[str]:
+    try:
+        code = json.loads(body).get("code")
+    except (ValueError, AttributeError):  # not JSON, or not an object
+        return None
+    return code if isinstance(code, str) else None
 
 
 class Client:

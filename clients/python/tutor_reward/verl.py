@@ -14,7 +14,8 @@ batch is grouped into rollout groups by prompt and scored with group z-scores, o
 Fields read: `ground_truth` is the learner profile (object, list of tags, free text or JSON string; None
 fields are absent); from `extra_info`: `index` (the prompt's id) and `prompt` or `query` (its text), both
 optional, and `global_steps`. The service address and run come from TUTOR_REWARD_URL (default
-http://localhost:8080) and TUTOR_REWARD_RUN (default "default").
+http://localhost:8080) and TUTOR_REWARD_RUN (default "default"); the API key from TUTOR_REWARD_API_KEY, or
+from an `api_key` keyword argument (verl passes `custom_reward_function.reward_kwargs` as keywords).
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ except ImportError:  # loaded from its file path by verl: no parent package, so 
     from tutor_reward.client import Client
 
 
-def _client() -> Client:
+def _client(api_key: Optional[str]) -> Client:
     return Client(os.environ.get("TUTOR_REWARD_URL", "http://localhost:8080"),
-                  run_id=os.environ.get("TUTOR_REWARD_RUN", "default"))
+                  run_id=os.environ.get("TUTOR_REWARD_RUN", "default"), api_key=api_key)
 
 
 def _plain(value: Any) -> Any:
@@ -71,8 +72,8 @@ def _step(info: dict) -> Optional[int]:
 
 
 def compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Optional[dict] = None,
-                  **_: Any) -> dict:
-    out = _client().openrlhf([solution_str], labels=[_profile(ground_truth)], step=_step(_info(extra_info)))
+                  *, api_key: Optional[str] = None, **_: Any) -> dict:
+    out = _client(api_key).openrlhf([solution_str], labels=[_profile(ground_truth)], step=_step(_info(extra_info)))
     logs = out["extra_logs"]
     if logs.get("profile_ignored", [0])[0]:
         warnings.warn(f"ground_truth could not be read as a learner profile, scored without one: {ground_truth!r:.200}",
@@ -82,7 +83,8 @@ def compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_
 
 
 def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str], ground_truths: Sequence[Any],
-                        extra_infos: Optional[Sequence[Optional[dict]]] = None, **_: Any) -> list:
+                        extra_infos: Optional[Sequence[Optional[dict]]] = None, *, api_key: Optional[str] = None,
+                        **_: Any) -> list:
     # verl passes numpy object arrays: never test them for truth, iterate them.
     n = len(solution_strs)
     infos = [_info(x) for x in extra_infos] if extra_infos is not None else [{}] * n
@@ -101,7 +103,7 @@ def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str
                         "profile": _profile(ground_truths[first]),
                         "completions": [solution_strs[i] for i in indices]})
         order.append(indices)
-    response = _client().score(payload, options={"detail": "rewards"})
+    response = _client(api_key).score(payload, options={"detail": "rewards"})
     results: list = [None] * len(solution_strs)
     for group, indices in zip(response["groups"], order):
         for plan, i in zip(group["plans"], indices):
