@@ -7,7 +7,7 @@ import { scoringContext } from './http/context.js';
 import { installErrorHandler, InvalidRequest } from './http/errors.js';
 import { depthIssue, LARGE_JSON_CHARS } from './http/json-body.js';
 import { tidyOpenApi } from './http/openapi-tidy.js';
-import { registerTransport } from './http/transport.js';
+import { clientErrorHandler, registerTransport } from './http/transport.js';
 import { exposureProblem, installAccess, parseKeys } from './http/access.js';
 import { registerProtection } from './http/protection.js';
 import { installMetrics } from './http/metrics.js';
@@ -45,6 +45,7 @@ export async function buildApp(config: Config): Promise<App> {
     logger: { level: config.LOG_LEVEL },
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: trustProxy(config),
+    clientErrorHandler,
     // Slow clients: Node checks these every connectionsCheckingInterval (30 s by default, which let a
     // half-sent header hold its socket for 88 s); the connection cap is set on the server below.
     requestTimeout: config.REQUEST_TIMEOUT_MS,
@@ -60,8 +61,9 @@ export async function buildApp(config: Config): Promise<App> {
   // against the schema instead (test/support/app.ts).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandler(app, config.BODY_LIMIT_BYTES, await registerTransport(app));
-  installAccess(app, keys);
+  // CORS and security headers before the key check, so that a refusal still reaches a browser app.
   await registerProtection(app, config);
+  installAccess(app, keys);
   // An empty JSON body (curl -X POST -H 'content-type: application/json' …/finalize) means no body. A
   // "__proto__" or "constructor.prototype" key is dropped rather than failing the request: planners emit
   // junk keys, unknown plan fields are ignored anyway, and nothing here merges objects.

@@ -4,6 +4,9 @@ import { z } from 'zod';
 export const ERROR_CODES = [
   'invalid_request',
   'invalid_json',
+  'invalid_http',
+  'request_timeout',
+  'headers_too_large',
   'body_too_large',
   'unsupported_media_type',
   'unsupported_encoding',

@@ -96,7 +96,7 @@ export function installAccess(app: FastifyInstance, keys: readonly Key[]): void 
     const needed = requirement(req);
     if (needed === 'open') return;
     const header = req.headers.authorization;
-    const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const match = header === undefined ? null : /^Bearer[ \t]+([^ \t]+)[ \t]*$/i.exec(header);
     if (!match) throw new AccessDenied(401, 'send an API key as `Authorization: Bearer <key>`');
     const key = lookup(keys, match[1]!);
     if (!key) throw new AccessDenied(401, 'the API key is not valid');

@@ -38,7 +38,9 @@ export async function registerProtection(app: FastifyInstance, config: Config): 
     await app.register(rateLimit, {
       max: config.RATE_LIMIT_MAX,
       timeWindow: config.RATE_LIMIT_WINDOW_MS,
-      // Per key when keys are configured (the access hook ran first), else per client address.
+      // Per key when keys are configured (after every onRequest hook, the key check included), else per
+      // client address; before the body is read.
+      hook: 'preParsing',
       keyGenerator: (req) => req.keyId ?? req.ip,
       allowList: (req) => req.routeOptions.config.scope === 'open',
       errorResponseBuilder: (_req, ctx) =>

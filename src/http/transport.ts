@@ -1,5 +1,8 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import compress from '@fastify/compress';
 import type { FastifyInstance } from 'fastify';
+import type { ErrorCode, ErrorResponse } from '../contracts/errors.js';
 
 /** A path pattern of the router (`/runs/:id`) as a RegExp over request paths. */
 const patternOf = (url: string) => new RegExp(`^${url.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll(/:[A-Za-z_]+/g, '[^/]+')}/?$`);
@@ -12,6 +15,13 @@ const patternOf = (url: string) => new RegExp(`^${url.replaceAll(/[.*+?^${}()|[\
  */
 export async function registerTransport(app: FastifyInstance): Promise<(method: string, url: string) => string[]> {
   app.removeContentTypeParser('text/plain');
+  // Content-coding names are case-insensitive and x-gzip is gzip (RFC 9110 §8.4.1); identity is no coding.
+  app.addHook('onRequest', async (req) => {
+    const coding = req.headers['content-encoding']?.trim().toLowerCase();
+    if (coding === undefined) return;
+    if (coding === 'identity') delete req.headers['content-encoding'];
+    else req.headers['content-encoding'] = coding === 'x-gzip' ? 'gzip' : coding;
+  });
   // Responses are not compressed: a large one would be deflated on the event loop, which serves probes.
   await app.register(compress, { globalCompression: false, requestEncodings: ['gzip', 'deflate'] });
   const routes: Array<{ method: string; pattern: RegExp }> = [];
@@ -23,4 +33,25 @@ export async function registerTransport(app: FastifyInstance): Promise<(method: 
     const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
     return allowed.includes(method) ? [] : allowed;
   };
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (slow, oversized or malformed headers):
+ * answered with the same JSON error body, code included, as every other error.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message]: [number, ErrorCode, string] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'request_timeout', 'the request was not received in time (HEADERS_TIMEOUT_MS for its headers, REQUEST_TIMEOUT_MS in all)']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'headers_too_large', 'the request headers are over the 16 KiB Node.js accepts: send shorter headers']
+        : [400, 'invalid_http', `the request is not valid HTTP/1.1 (${err.code ?? 'parse error'})`];
+  const body = JSON.stringify({ statusCode: status, error: STATUS_CODES[status]!, code, message } satisfies ErrorResponse);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }
