@@ -25,6 +25,7 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY models ./models
+COPY web ./web
 RUN mkdir -p /data && chown node:node /data
 VOLUME /data
 USER node

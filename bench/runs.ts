@@ -69,7 +69,7 @@ const recordMs: number[] = [];
 const finalizeMs: number[] = [];
 for (let s = 0; s < 300; s++) {
   let t = performance.now();
-  await ledger.count('finalize', s, { raws, gated: 50 }, 10, { key: `k${s}`, fingerprint: 'f' });
+  await ledger.count('finalize', s, { raws, gated: 50, gateReasons: { cycle: 50 }, diversities: [0.4] }, 10, { key: `k${s}`, fingerprint: 'f' });
   recordMs.push(performance.now() - t);
   t = performance.now();
   await ledger.finalize('finalize');
@@ -81,7 +81,7 @@ for (let s = 0; s < 300; s++) {
 await ledger.delete('bench');
 await ledger.delete('finalize');
 const t10k = performance.now();
-for (let s = 0; s < 10_000; s++) await ledger.count('size', s, { raws: raws.slice(0, 8), gated: 1 }, 10);
+for (let s = 0; s < 10_000; s++) await ledger.count('size', s, { raws: raws.slice(0, 8), gated: 1, gateReasons: { cycle: 1 }, diversities: [0.4] }, 10);
 await ledger.finalize('size');
 const tenKMs = performance.now() - t10k;
 let dbBytes: number;

@@ -12,6 +12,7 @@ import { exposureProblem, installAccess, parseKeys } from './http/access.js';
 import { registerProtection } from './http/protection.js';
 import { installMetrics } from './http/metrics.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { registerDashboard } from './http/dashboard.js';
 import { healthRoutes, type Readiness } from './http/routes/health.js';
 import { scorePlanRoute } from './http/routes/score-plan.js';
 import { openRlhfRoute } from './http/routes/openrlhf.js';
@@ -140,5 +141,6 @@ export async function buildApp(config: Config): Promise<App> {
   await app.register(traceKnowledgeRoute(ctx));
   await app.register(dialogueNextRoute);
   await app.register(evaluateRoutes(ctx));
+  await registerDashboard(app);
   return { app, readiness, capabilities };
 }

@@ -80,6 +80,16 @@ export const HistoryRowSchema = z
     weights_after: AxisVectorSchema.describe('Weights in force for the next step'),
     refreshed: z.boolean(),
     finalized_at: z.string(),
+    gate_reasons: z
+      .record(z.string(), z.number().int())
+      .nullable()
+      .describe('Gated plans of the step per gate reason (a plan with two reasons counts in both); null for steps finalized before the field existed'),
+    diversity: z
+      .number()
+      .nullable()
+      .describe(
+        'Mean over the step’s groups of the mean pairwise structural distance of their plans (1 − Jaccard of role → role dependency edges): 0 when every group’s plans share one structure. null when no group had two readable plans, or the step was finalized before the field existed',
+      ),
   })
   .meta({ id: 'StepHistory' });
 

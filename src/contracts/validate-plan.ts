@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE } from './examples.js';
+import { PlanSchema } from './plan.js';
 import { PaletteSchema } from './palette.js';
 import { ProfileSchema } from './profile.js';
 import { ScoringOptionsSchema } from './options.js';
@@ -18,6 +19,7 @@ export const ValidatePlanRequestSchema = z
 export const ValidatePlanResponseSchema = z
   .object({
     parsed: z.boolean(),
+    plan: PlanSchema.nullable().describe('The plan as read, after the documented normalizations (what the rewards judged); null when it did not parse'),
     score: z.number().describe('0 if gated, else Σ_k w_k R_k with the initial weights'),
     ...PlanEvaluationFields,
     signals: z.array(ProfileSignalSchema),

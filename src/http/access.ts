@@ -86,9 +86,10 @@ function lookup(keys: readonly Key[], presented: string): Key | undefined {
 
 /** Bearer-key access control; with no keys configured every request is anonymous and allowed. */
 export function installAccess(app: FastifyInstance, keys: readonly Key[]): void {
-  // Swagger UI and the document it shows are open, like the probes: the API's shape is no secret.
+  // Swagger UI and the document it shows are open, like the probes: the API's shape is no secret. So are
+  // the dashboard's static files: they hold no data, and every call they make for data sends the key.
   app.addHook('onRoute', (route) => {
-    if (route.url === '/docs' || route.url.startsWith('/docs/')) route.config = { ...route.config, scope: 'open' };
+    if (/^\/(docs|dashboard)(\/|$)/.test(route.url)) route.config = { ...route.config, scope: 'open' };
   });
   if (keys.length === 0) return;
   app.addHook('onRequest', async (req) => {

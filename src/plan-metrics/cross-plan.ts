@@ -64,6 +64,20 @@ export function roleEdges(plan: Plan): Set<string> {
 
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
+/**
+ * How far apart the plans of one rollout group are: mean over pairs of (1 − edge Jaccard), the edge
+ * Jaccard of PersonalPlan A.4 below. 0 when every plan hands off between the same kinds of agent (a group
+ * collapsed onto one template), up to 1 when no two share a hand-off. Set operations only, so cheap
+ * enough for every scored group, unlike the GED-based profile variance. Null with fewer than two plans.
+ */
+export function groupDiversity(plans: readonly Plan[]): number | null {
+  if (plans.length < 2) return null;
+  const edges = plans.map(roleEdges);
+  const distances: number[] = [];
+  for (let a = 0; a < edges.length; a++) for (let b = a + 1; b < edges.length; b++) distances.push(1 - jaccard(edges[a]!, edges[b]!));
+  return mean(distances);
+}
+
 // PersonalPlan A.4, across the plans of one query under different profiles:
 //   profile variance = mean over pairs (1 − TS(P_i, P_j)) = mean (1 − exp(−GED_ij / κ));
 //   role Jaccard = mean over pairs J(roles_i, roles_j);  edge Jaccard = mean over pairs J(role edges_i, role edges_j).

@@ -11,7 +11,7 @@ import { isRefreshStep, refreshWeights, updateEma } from '../grpo/adaptive-weigh
 import type { AxisVector } from '../grpo/compose.js';
 import { orderIndependentMean } from '../grpo/stats.js';
 import { jsonPath } from '../common/json-path.js';
-import { scoringDefaultsOf, type ScoringDefaults } from '../scoring/score-groups.js';
+import { scoringDefaultsOf, type ScoringDefaults, type Tally } from '../scoring/score-groups.js';
 import type { OpenStep, RunRecord, RunStore, RunTx, StoredReceipt } from './store.js';
 import type { z } from 'zod';
 
@@ -26,12 +26,6 @@ export type Counted =
   | { kind: 'conflict' }
   /** The run's λ_hard changed after the plans were judged: judge again with these defaults and retry. */
   | { kind: 'stale'; defaults: ScoringDefaults };
-
-/** What a request brings to its step: its plans' raw axis values and how many were gated. */
-export interface Tally {
-  raws: readonly AxisVector[];
-  gated: number;
-}
 
 /** MAX_RUNS runs exist: a new one is refused, the existing ones keep working. */
 export class RunQuotaExceeded extends Error {
@@ -202,10 +196,26 @@ export class RunLedger {
       else {
         const current: OpenStep = target.joins
           ? open!
-          : { step: target.step, auto: target.status === 'auto', weights: target.weights, plans: 0, gated: 0, requests: 0 };
-        const grown = { ...current, plans: current.plans + tally.raws.length, gated: current.gated + tally.gated, requests: current.requests + 1 };
+          : {
+              step: target.step,
+              auto: target.status === 'auto',
+              weights: target.weights,
+              plans: 0,
+              gated: 0,
+              requests: 0,
+              gate_reasons: {},
+            };
+        const gateReasons = { ...current.gate_reasons };
+        for (const [reason, n] of Object.entries(tally.gateReasons)) gateReasons[reason] = (gateReasons[reason] ?? 0) + n;
+        const grown: OpenStep = {
+          ...current,
+          plans: current.plans + tally.raws.length,
+          gated: current.gated + tally.gated,
+          requests: current.requests + 1,
+          gate_reasons: gateReasons,
+        };
         await tx.saveOpenStep(grown);
-        await tx.addValues(grown.step, tally.raws);
+        await tx.addValues(grown.step, tally.raws, tally.diversities);
         if (grown.auto && (run.config.samples_per_step === null || grown.plans >= run.config.samples_per_step)) await fold(grown);
       }
       const info: StepInfo = { id, step: target.step, status: target.status, counted: target.status !== 'late', weights: target.weights, finalized };
@@ -240,6 +250,8 @@ export class RunLedger {
       weights_after: weightsAfter,
       refreshed,
       finalized_at: at,
+      gate_reasons: open.gate_reasons,
+      diversity: values.diversity.length === 0 ? null : orderIndependentMean(values.diversity),
     };
     const after: RunRecord = { ...run, weights: weightsAfter, ema, last_finalized_step: open.step, finalized_steps: run.finalized_steps + 1, updated_at: at };
     await tx.finalizeStep(after, row);

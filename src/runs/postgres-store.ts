@@ -1,17 +1,17 @@
 import pg from 'pg';
 import type { HistoryRow } from '../contracts/runs.js';
 import {
-  axisColumns,
   historyColumns,
   historyRow,
   MAX_RECEIPTS_PER_RUN,
+  OPEN_STEP_COLUMNS,
   openStep,
   openStepColumns,
   runColumns,
   runRecord,
-  unpackValues,
+  stepValues,
+  valueColumns,
   vec,
-  type AxisValues,
   HISTORY_COLUMNS,
   type HistoryColumns,
   type OpenStep,
@@ -27,6 +27,9 @@ import {
 } from './store.js';
 
 const INSERT_HISTORY = `INSERT INTO history (run_id, ${HISTORY_COLUMNS.join(', ')}) VALUES (${['run_id', ...HISTORY_COLUMNS].map((_, i) => `$${i + 1}`).join(', ')})`;
+const UPSERT_OPEN_STEP = `INSERT INTO open_steps (run_id, ${OPEN_STEP_COLUMNS.join(', ')})
+  VALUES (${['run_id', ...OPEN_STEP_COLUMNS].map((_, i) => `$${i + 1}`).join(', ')})
+  ON CONFLICT (run_id) DO UPDATE SET ${OPEN_STEP_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}`;
 
 // Versioned migrations, applied in order at start-up under one advisory lock, so replicas starting together
 // run each exactly once. Steps are bigint (a trainer's global step may pass 2^31), read back as numbers.
@@ -53,6 +56,10 @@ const MIGRATIONS = [
    CREATE TABLE receipts (
      id bigserial PRIMARY KEY, run_id text NOT NULL REFERENCES runs(id) ON DELETE CASCADE, key text NOT NULL,
      fingerprint text NOT NULL, info text NOT NULL, UNIQUE (run_id, key));`,
+  // 2: gate reasons and group diversity per step; steps finalized before have NULL (a gap, not a zero).
+  `ALTER TABLE history ADD COLUMN gate_reasons text, ADD COLUMN diversity double precision;
+   ALTER TABLE open_steps ADD COLUMN gate_reasons text NOT NULL DEFAULT '{}';
+   ALTER TABLE step_values ADD COLUMN diversity bytea NOT NULL DEFAULT '\\x';`,
 ];
 
 // Any 64-bit constants: the keys of the locks migrations and run creation take.
@@ -82,7 +89,7 @@ async function readRun(rows: Rows, id: string): Promise<RunRecord | null> {
 }
 
 async function readOpenStep(rows: Rows, id: string): Promise<OpenStep | null> {
-  const [r] = await rows<OpenStepColumns>('SELECT step, auto, weights, plans, gated, requests FROM open_steps WHERE run_id = $1', [id]);
+  const [r] = await rows<OpenStepColumns>(`SELECT ${OPEN_STEP_COLUMNS.join(', ')} FROM open_steps WHERE run_id = $1`, [id]);
   return r ? openStep(r) : null;
 }
 
@@ -185,29 +192,25 @@ export class PostgresRunStore implements RunStore {
       openStep: () => readOpenStep(rows, id),
       saveOpenStep: async (open) => {
         const o = openStepColumns(open);
-        await c.query(
-          `INSERT INTO open_steps VALUES ($1, $2, $3, $4, $5, $6, $7)
-           ON CONFLICT (run_id) DO UPDATE SET step = excluded.step, auto = excluded.auto, weights = excluded.weights,
-             plans = excluded.plans, gated = excluded.gated, requests = excluded.requests`,
-          [id, o.step, o.auto, o.weights, o.plans, o.gated, o.requests],
-        );
+        await c.query(UPSERT_OPEN_STEP, [id, ...OPEN_STEP_COLUMNS.map((col) => o[col])]);
       },
-      addValues: async (step, raws) => {
-        const v = axisColumns(raws);
-        await c.query('INSERT INTO step_values (run_id, step, struct, pers, ped) VALUES ($1, $2, $3, $4, $5)', [id, step, v.struct, v.pers, v.ped]);
+      addValues: async (step, raws, diversities) => {
+        const v = valueColumns(raws, diversities);
+        await c.query('INSERT INTO step_values (run_id, step, struct, pers, ped, diversity) VALUES ($1, $2, $3, $4, $5, $6)', [
+          id,
+          step,
+          v.struct,
+          v.pers,
+          v.ped,
+          v.diversity,
+        ]);
       },
       values: async (step) => {
-        const out: AxisValues = { struct: [], pers: [], ped: [] };
-        const { rows } = await c.query<{ struct: Buffer; pers: Buffer; ped: Buffer }>(
-          'SELECT struct, pers, ped FROM step_values WHERE run_id = $1 AND step = $2 ORDER BY id',
+        const { rows } = await c.query<{ struct: Buffer; pers: Buffer; ped: Buffer; diversity: Buffer }>(
+          'SELECT struct, pers, ped, diversity FROM step_values WHERE run_id = $1 AND step = $2 ORDER BY id',
           [id, step],
         );
-        for (const r of rows) {
-          unpackValues(r.struct, out.struct);
-          unpackValues(r.pers, out.pers);
-          unpackValues(r.ped, out.ped);
-        }
-        return out;
+        return stepValues(rows);
       },
       finalizeStep: async (run: RunRecord, row: HistoryRow) => {
         const h = historyColumns(row);

@@ -17,6 +17,7 @@ import {
   type Judged,
   type ScoreSummary,
   type ScoringDefaults,
+  type Tally,
 } from '../scoring/score-groups.js';
 import { VERSIONS } from '../scoring/versions.js';
 import { composeSample } from '../scoring/score-samples.js';
@@ -38,8 +39,8 @@ export interface RunDeps {
 /** How a request's plans are judged and written out: the costly halves, run wherever the caller likes. */
 export interface PlanScorer<J> {
   judge(gate: GateOptions): Promise<J>;
-  /** Every judged plan, in request order. */
-  plans(judged: J): readonly Judged[];
+  /** What the judged plans bring to their step. */
+  tally(judged: J): Tally;
   /** Composes the judged plans with `weights`; `write` gives the response text once the step info is known. */
   compose(judged: J, options: ResolvedOptions, weights: AxisVector): { summary: ScoreSummary; write: (run: StepInfo | null) => string | Promise<string> };
 }
@@ -70,7 +71,7 @@ async function countJudged<J>(
   step: number | undefined,
   onArrival: Promise<ScoringDefaults>,
   judged: (defaults: ScoringDefaults) => Promise<J>,
-  plans: (j: J) => readonly Judged[],
+  tally: (j: J) => Tally,
   receipt: { key: string; fingerprint: string } | undefined,
   signal: AbortSignal,
 ): Promise<{ judgement: J; counted: Exclude<Counted, { kind: 'stale' }> }> {
@@ -78,7 +79,7 @@ async function countJudged<J>(
   for (;;) {
     const judgement = await judged(defaults);
     if (signal.aborted) throw signal.reason as Error;
-    const counted = await deps.ledger.count(runId, step, tallyOf(plans(judgement)), defaults.lambda_hard, receipt);
+    const counted = await deps.ledger.count(runId, step, tally(judgement), defaults.lambda_hard, receipt);
     if (counted.kind !== 'stale') return { judgement, counted };
     defaults = counted.defaults;
   }
@@ -126,7 +127,7 @@ export async function scoreInRun<J>(
   const onArrival = runDefaults(deps, runId);
   void onArrival.then(byDefaults).catch(() => undefined);
   return deps.turns.inTurn(runId, signal, async () => {
-    const { judgement, counted } = await countJudged(deps, runId, req.step, onArrival, byDefaults, (j) => scorer.plans(j), receipt, signal);
+    const { judgement, counted } = await countJudged(deps, runId, req.step, onArrival, byDefaults, (j) => scorer.tally(j), receipt, signal);
     if (counted.kind === 'conflict') {
       return { kind: 'conflict', message: `Idempotency-Key "${idempotencyKey!}" was used for a different request in run ${runId}` };
     }
@@ -167,7 +168,7 @@ export async function scoreSamplesInRun(
   const onArrival = runDefaults(deps, runId);
   void onArrival.then(byDefaults).catch(() => undefined);
   return deps.turns.inTurn(runId, signal, async () => {
-    const { judgement, counted } = await countJudged(deps, runId, step, onArrival, byDefaults, (j) => j, undefined, signal);
+    const { judgement, counted } = await countJudged(deps, runId, step, onArrival, byDefaults, (j) => tallyOf(j, []), undefined, signal);
     if (counted.kind !== 'counted') throw new Error(`unreachable: ${counted.kind} without an Idempotency-Key`);
     const scores = judgement.map((e) => ({ ...e, ...composeSample(e, counted.run.weights) }));
     return { scores, step: counted.run.step, summary: { ...summaryOf(judgement, 0), run: runSummary(counted.run) } };
@@ -179,7 +180,11 @@ export function localScorer(req: ScorePlanRequest, limits: PlanLimits): PlanScor
   const palette = resolvePalette(req.palette);
   return {
     judge: async (gate) => evaluateGroups(req.groups, palette, limits, gate),
-    plans: (judged) => judged.flatMap((g) => g.plans),
+    tally: (judged) =>
+      tallyOf(
+        judged.flatMap((g) => g.plans),
+        judged,
+      ),
     compose(judged, options, weights) {
       const { groups, summary } = composeGroups(judged, options, weights, req.options?.detail === 'rewards' ? () => ({}) : planDetail);
       return { summary, write: (run) => JSON.stringify({ groups, weights, options, palette: paletteInfo(palette), versions: VERSIONS, run }) };

@@ -4,17 +4,17 @@ import Database from 'better-sqlite3';
 import type { HistoryRow } from '../contracts/runs.js';
 import type { AxisVector } from '../grpo/compose.js';
 import {
-  axisColumns,
   historyColumns,
   historyRow,
   MAX_RECEIPTS_PER_RUN,
+  OPEN_STEP_COLUMNS,
   openStep,
   openStepColumns,
   runColumns,
   runRecord,
-  unpackValues,
+  stepValues,
+  valueColumns,
   vec,
-  type AxisValues,
   HISTORY_COLUMNS,
   type HistoryColumns,
   type OpenStep,
@@ -55,6 +55,11 @@ const MIGRATIONS = [
    CREATE TABLE receipts (
      id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, key TEXT NOT NULL,
      fingerprint TEXT NOT NULL, info TEXT NOT NULL, UNIQUE (run_id, key));`,
+  // 3: gate reasons and group diversity per step; steps finalized before have NULL (a gap, not a zero).
+  `ALTER TABLE history ADD COLUMN gate_reasons TEXT;
+   ALTER TABLE history ADD COLUMN diversity REAL;
+   ALTER TABLE open_steps ADD COLUMN gate_reasons TEXT NOT NULL DEFAULT '{}';
+   ALTER TABLE step_values ADD COLUMN diversity BLOB NOT NULL DEFAULT x'';`,
 ];
 
 /**
@@ -109,16 +114,15 @@ export class SqliteRunStore implements RunStore {
            updated_at = excluded.updated_at`,
       ),
       deleteRun: db.prepare<[string]>('DELETE FROM runs WHERE id = ?'),
-      openStep: db.prepare<[string], OpenStepColumns>('SELECT step, auto, weights, plans, gated, requests FROM open_steps WHERE run_id = ?'),
+      openStep: db.prepare<[string], OpenStepColumns>(`SELECT ${OPEN_STEP_COLUMNS.join(', ')} FROM open_steps WHERE run_id = ?`),
       upsertOpen: db.prepare(
-        `INSERT INTO open_steps VALUES (@run_id, @step, @auto, @weights, @plans, @gated, @requests)
-         ON CONFLICT(run_id) DO UPDATE SET step = excluded.step, auto = excluded.auto, weights = excluded.weights,
-           plans = excluded.plans, gated = excluded.gated, requests = excluded.requests`,
+        `INSERT INTO open_steps (run_id, ${OPEN_STEP_COLUMNS.join(', ')}) VALUES (@run_id, ${OPEN_STEP_COLUMNS.map((c) => `@${c}`).join(', ')})
+         ON CONFLICT(run_id) DO UPDATE SET ${OPEN_STEP_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}`,
       ),
       deleteOpen: db.prepare<[string]>('DELETE FROM open_steps WHERE run_id = ?'),
-      addValues: db.prepare('INSERT INTO step_values (run_id, step, struct, pers, ped) VALUES (@run_id, @step, @struct, @pers, @ped)'),
-      values: db.prepare<[string, number], { struct: Buffer; pers: Buffer; ped: Buffer }>(
-        'SELECT struct, pers, ped FROM step_values WHERE run_id = ? AND step = ? ORDER BY id',
+      addValues: db.prepare('INSERT INTO step_values (run_id, step, struct, pers, ped, diversity) VALUES (@run_id, @step, @struct, @pers, @ped, @diversity)'),
+      values: db.prepare<[string, number], { struct: Buffer; pers: Buffer; ped: Buffer; diversity: Buffer }>(
+        'SELECT struct, pers, ped, diversity FROM step_values WHERE run_id = ? AND step = ? ORDER BY id',
       ),
       deleteValues: db.prepare<[string]>('DELETE FROM step_values WHERE run_id = ?'),
       insertHistory: db.prepare(
@@ -202,16 +206,8 @@ export class SqliteRunStore implements RunStore {
       saveRun: async (run) => void s.upsertRun.run(runColumns(run)),
       openStep: () => this.openStep(id),
       saveOpenStep: async (open) => void s.upsertOpen.run({ run_id: id, ...openStepColumns(open) }),
-      addValues: async (step, raws) => void s.addValues.run({ run_id: id, step, ...axisColumns(raws) }),
-      values: async (step) => {
-        const out: AxisValues = { struct: [], pers: [], ped: [] };
-        for (const r of s.values.all(id, step)) {
-          unpackValues(r.struct, out.struct);
-          unpackValues(r.pers, out.pers);
-          unpackValues(r.ped, out.ped);
-        }
-        return out;
-      },
+      addValues: async (step, raws, diversities) => void s.addValues.run({ run_id: id, step, ...valueColumns(raws, diversities) }),
+      values: async (step) => stepValues(s.values.all(id, step)),
       finalizeStep: async (run: RunRecord, row: HistoryRow) => {
         s.insertHistory.run({ run_id: id, ...historyColumns(row) });
         s.upsertRun.run(runColumns(run));

@@ -24,9 +24,12 @@ export interface OpenStep {
   plans: number;
   gated: number;
   requests: number;
+  /** Gated plans per gate reason so far. */
+  gate_reasons: Record<string, number>;
 }
 
-export type AxisValues = Record<keyof AxisVector, number[]>;
+/** A step's raw values: each plan's axis values, and each group's diversity (summed in a fixed order at finalizing). */
+export type StepValues = Record<keyof AxisVector | 'diversity', number[]>;
 
 /** What a counted request needs to be answered again byte for byte: its step's weights and options. */
 export interface Receipt {
@@ -47,8 +50,8 @@ export interface RunTx {
   openStep(): Promise<OpenStep | null>;
   saveOpenStep(open: OpenStep): Promise<void>;
   /** One request's plans: their raw axis values, in the order given. */
-  addValues(step: number, raws: readonly AxisVector[]): Promise<void>;
-  values(step: number): Promise<AxisValues>;
+  addValues(step: number, raws: readonly AxisVector[], diversities: readonly number[]): Promise<void>;
+  values(step: number): Promise<StepValues>;
   /** Records a finalized step and the run after it, and drops the open step and its values. */
   finalizeStep(run: RunRecord, row: HistoryRow): Promise<void>;
   addLatePlans(step: number, plans: number): Promise<void>;
@@ -110,16 +113,24 @@ function packValues(xs: readonly number[]): Buffer {
   return b;
 }
 
-export function unpackValues(b: Uint8Array, into: number[]): void {
+function unpackValues(b: Uint8Array, into: number[]): void {
   const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
   for (let i = 0; i < buf.length; i += 8) into.push(buf.readDoubleLE(i));
 }
 
-export const axisColumns = (raws: readonly AxisVector[]) => ({
+export const valueColumns = (raws: readonly AxisVector[], diversities: readonly number[]) => ({
   struct: packValues(raws.map((r) => r.struct)),
   pers: packValues(raws.map((r) => r.pers)),
   ped: packValues(raws.map((r) => r.ped)),
+  diversity: packValues(diversities),
 });
+
+/** Every request's packed values of a step, unpacked into one list per column. */
+export function stepValues(rows: Iterable<Record<keyof StepValues, Uint8Array>>): StepValues {
+  const out: StepValues = { struct: [], pers: [], ped: [], diversity: [] };
+  for (const r of rows) for (const k of ['struct', 'pers', 'ped', 'diversity'] as const) unpackValues(r[k], out[k]);
+  return out;
+}
 
 export const vec = (s: number, p: number, d: number): AxisVector => ({ struct: s, pers: p, ped: d });
 
@@ -147,8 +158,18 @@ export const HISTORY_COLUMNS = [
   'wa_ped',
   'refreshed',
   'finalized_at',
+  'gate_reasons',
+  'diversity',
 ] as const;
-export type HistoryColumns = { [K in (typeof HISTORY_COLUMNS)[number]]: K extends 'finalized_at' ? string : number };
+export type HistoryColumns = {
+  [K in (typeof HISTORY_COLUMNS)[number]]: K extends 'finalized_at'
+    ? string
+    : K extends 'gate_reasons'
+      ? string | null
+      : K extends 'diversity'
+        ? number | null
+        : number;
+};
 
 export function historyColumns(row: HistoryRow): HistoryColumns {
   return {
@@ -171,6 +192,8 @@ export function historyColumns(row: HistoryRow): HistoryColumns {
     wa_ped: row.weights_after.ped,
     refreshed: row.refreshed ? 1 : 0,
     finalized_at: row.finalized_at,
+    gate_reasons: row.gate_reasons === null ? null : JSON.stringify(row.gate_reasons),
+    diversity: row.diversity,
   };
 }
 
@@ -188,6 +211,8 @@ export function historyRow(r: HistoryColumns): HistoryRow {
     weights_after: vec(r.wa_struct, r.wa_pers, r.wa_ped),
     refreshed: r.refreshed === 1,
     finalized_at: r.finalized_at,
+    gate_reasons: r.gate_reasons === null ? null : (JSON.parse(r.gate_reasons) as Record<string, number>),
+    diversity: r.diversity,
   };
 }
 
@@ -232,9 +257,18 @@ export interface OpenStepColumns {
   plans: number;
   gated: number;
   requests: number;
+  gate_reasons: string;
 }
 
-export const openStepColumns = (o: OpenStep): OpenStepColumns => ({ ...o, auto: o.auto ? 1 : 0, weights: JSON.stringify(o.weights) });
+/** The open_steps columns after run_id, in table order, for both engines' statements. */
+export const OPEN_STEP_COLUMNS = ['step', 'auto', 'weights', 'plans', 'gated', 'requests', 'gate_reasons'] as const;
+
+export const openStepColumns = (o: OpenStep): OpenStepColumns => ({
+  ...o,
+  auto: o.auto ? 1 : 0,
+  weights: JSON.stringify(o.weights),
+  gate_reasons: JSON.stringify(o.gate_reasons),
+});
 export const openStep = (r: OpenStepColumns): OpenStep => ({
   step: r.step,
   auto: r.auto === 1,
@@ -242,4 +276,5 @@ export const openStep = (r: OpenStepColumns): OpenStep => ({
   plans: r.plans,
   gated: r.gated,
   requests: r.requests,
+  gate_reasons: JSON.parse(r.gate_reasons) as Record<string, number>,
 });

@@ -2,6 +2,7 @@ import { analyzePlan } from '../plan/analyze.js';
 import type { Topology } from '../plan/graph.js';
 import type { ResolvedPalette } from '../plan/palette.js';
 import { parsePlan, type PlanLimits } from '../plan/parse.js';
+import type { Plan } from '../contracts/plan.js';
 import type { Normalization, Violation } from '../contracts/results.js';
 import type { AxisVector } from '../grpo/compose.js';
 import { hardGate, type Gate } from '../rewards/hard-gate.js';
@@ -23,6 +24,8 @@ interface Components {
 /** One plan judged on its own: everything except the group-relative terms. */
 export interface PlanEvaluation {
   parsed: boolean;
+  /** The plan as read, when it parsed. */
+  plan: Plan | null;
   gate: Gate;
   raw: AxisVector;
   components: Components | null;
@@ -46,6 +49,7 @@ export function evaluatePlan(
     // A plan that does not parse into the schema scores 0 on every soft axis (PersonalPlan §3.3).
     return {
       parsed: false,
+      plan: null,
       gate: hardGate(parsed.violations, gate.lambda_hard, gate.strict),
       raw: ZERO,
       components: null,
@@ -61,6 +65,7 @@ export function evaluatePlan(
   const violations = [...analysis.violations, ...parsed.warnings];
   return {
     parsed: true,
+    plan: parsed.plan,
     gate: hardGate(violations, gate.lambda_hard, gate.strict),
     raw: { struct: struct.value, pers: pers?.value ?? 0, ped: ped.value },
     components: { struct, pers, ped },

@@ -10,6 +10,7 @@ import { SignalCoverage } from '../rewards/personalization/reward.js';
 import { profileSignals } from '../rewards/personalization/signals.js';
 import type { ProfileSignal } from '../rewards/personalization/signals.js';
 import { evaluatePlan, type GateOptions, type PlanEvaluation } from './evaluate-plan.js';
+import { groupDiversity } from '../plan-metrics/cross-plan.js';
 import { VERSIONS } from './versions.js';
 
 /** What a request's options fall back to: the run's configuration, or the service defaults without a run. */
@@ -52,10 +53,8 @@ export interface ScoreSummary {
 
 /** What a request's judged plans come to, for its log line and the metrics. */
 export function summaryOf(plans: readonly Judged[], groups: number): ScoreSummary {
-  const { raws, gated } = tallyOf(plans);
-  const gate_reasons: ScoreSummary['gate_reasons'] = {};
-  for (const p of plans) for (const r of p.gate.reasons) gate_reasons[r] = (gate_reasons[r] ?? 0) + 1;
-  return { groups, plans: plans.length, gated, gate_reasons, mean_raw: meanVector(raws) };
+  const { raws, gated, gateReasons } = tallyOf(plans, []);
+  return { groups, plans: plans.length, gated, gate_reasons: gateReasons, mean_raw: meanVector(raws) };
 }
 
 /** What composition needs of a judged plan; the rest of its evaluation is passed through as `detail`. */
@@ -68,11 +67,32 @@ export interface EvaluatedGroup<E extends Judged = PlanEvaluation> {
   id: string | null;
   signals: ProfileSignal[];
   plans: E[];
+  /** Mean pairwise structural distance of the group's readable plans; null with fewer than two. */
+  diversity: number | null;
 }
 
-/** What a request's plans bring to their step, whatever the weights: raw axis values, and how many were gated. */
-export function tallyOf(plans: readonly Judged[]): { raws: AxisVector[]; gated: number } {
-  return { raws: plans.map((p) => p.raw), gated: plans.filter((p) => p.gate.failed).length };
+export interface Tally {
+  raws: AxisVector[];
+  gated: number;
+  /** Plans per gate reason (a plan with two reasons counts in both). */
+  gateReasons: Partial<Record<ViolationCode, number>>;
+  /** One per group with at least two readable plans. */
+  diversities: number[];
+}
+
+/**
+ * What a request's plans bring to their step, whatever the weights: raw axis values, how many were gated
+ * and for which reasons, and the diversity of each group that has one.
+ */
+export function tallyOf(plans: readonly Judged[], groups: readonly { diversity: number | null }[]): Tally {
+  const gateReasons: Tally['gateReasons'] = {};
+  for (const p of plans) for (const r of p.gate.reasons) gateReasons[r] = (gateReasons[r] ?? 0) + 1;
+  return {
+    raws: plans.map((p) => p.raw),
+    gated: plans.filter((p) => p.gate.failed).length,
+    gateReasons,
+    diversities: groups.flatMap((g) => (g.diversity === null ? [] : [g.diversity])),
+  };
 }
 
 /** The weight-independent half of scoring: every plan judged on its own. The costly part; groups may be split across threads. */
@@ -80,7 +100,8 @@ export function evaluateGroups(groups: ScorePlanRequest['groups'], palette: Reso
   return groups.map((group) => {
     const signals = profileSignals(group.profile);
     const coverage = new SignalCoverage(signals);
-    return { id: group.id ?? null, signals, plans: group.completions.map((c) => evaluatePlan(c, coverage, palette, limits, gate)) };
+    const plans = group.completions.map((c) => evaluatePlan(c, coverage, palette, limits, gate));
+    return { id: group.id ?? null, signals, plans, diversity: groupDiversity(plans.flatMap((e) => (e.plan ? [e.plan] : []))) };
   });
 }
 

@@ -17,6 +17,7 @@ export function validateOne(req: ValidatePlanRequest, limits: PlanLimits, defaul
   const e = evaluatePlan(req.plan, coverage, palette, limits, gateOptions);
   return {
     parsed: e.parsed,
+    plan: e.plan,
     gate: e.gate,
     raw: e.raw,
     score: absoluteScore(e.raw, e.gate.failed, INITIAL_WEIGHTS),

@@ -1,29 +1,16 @@
 // `npm run test:browser`: Swagger UI in a real headless Chromium (Debian's /usr/bin/chromium, installed by
 // .ci/run). A researcher's first visit: open /docs, expand POST /score-plan, "Try it out", execute the
 // built-in example, read the scored response.
-import { chromium } from 'playwright-core';
 import t from 'tap';
 import { testApp } from '../support/app.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchChromium } from '../support/browser.js';
 
 t.test('Swagger UI scores the example request', async (t) => {
   const app = await testApp({ HOST: '127.0.0.1' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchChromium();
   t.teardown(async () => {
     await browser.close();
     await app.close();

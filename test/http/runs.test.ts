@@ -74,7 +74,16 @@ t.test('a scoring request reports its step; history in JSON and CSV', async (t) 
   const csv = await inject('GET', '/runs/h/history?format=csv');
   t.match(csv.headers['content-type'], /text\/csv/);
   const [header, row] = csv.body.trim().split('\n');
-  t.match(header, /^step,plans,gated,gated_fraction,requests,late_plans,mean_struct,mean_pers,mean_ped,w_struct/);
+  t.match(header, /^step,plans,gated,gated_fraction,requests,late_plans,mean_struct,mean_pers,mean_ped,w_struct.*,gate_reasons,diversity$/);
+  const cells = Object.fromEntries(header!.split(',').map((h, i) => [h, row!.split(',')[i]]));
+  const step0 = second.run!.finalized[0]!;
+  t.equal(
+    cells.gate_reasons,
+    Object.entries(step0.gate_reasons!)
+      .map(([r, n]) => `${r}:${n}`)
+      .join(' '),
+  );
+  t.equal(Number(cells.diversity), step0.diversity);
   t.equal(Number(row!.split(',')[6]), second.run!.finalized[0]!.mean.struct, 'CSV numbers round-trip exactly');
   const page = (await inject('GET', '/runs/h/history?offset=1&limit=5')).json<{ rows: unknown[]; offset: number }>();
   t.same([page.rows.length, page.offset], [0, 1]);
@@ -139,4 +148,26 @@ t.test('MAX_RUNS: a scoring request or PUT that would create one run too many ge
   const second = (await small.inject({ method: 'GET', url: `/runs?limit=1&cursor=${first.next_cursor}` })).json<{ runs: RunView[]; next_cursor: null }>();
   t.same([second.runs.map((r) => r.id), second.next_cursor], [['q2'], null]);
   t.equal((await small.inject({ method: 'GET', url: '/runs?limit=0' })).statusCode, 400);
+});
+
+t.test('a finalized step records its gate reasons and the mean diversity of its groups', async (t) => {
+  const { EXAMPLE_PLAN, EXAMPLE_PROFILE } = await import('../../src/contracts/examples.js');
+  const renamed = { ...EXAMPLE_PLAN, agents: EXAMPLE_PLAN.agents.map((a) => ({ ...a, role: `other ${a.role}` })) };
+  const cyclic = { ...EXAMPLE_PLAN, steps: EXAMPLE_PLAN.steps.map((s) => (s.id === 'st1' ? { ...s, depends_on: ['st10'] } : s)) };
+  const groups = [
+    // Three plans of one structure (one of them cyclic, still readable: its edges differ by one).
+    { query: 'q', profile: EXAMPLE_PROFILE, completions: [EXAMPLE_PLAN, EXAMPLE_PLAN, EXAMPLE_PLAN] },
+    // The same structure under other role names: no hand-off in common, distance 1.
+    { query: 'q', profile: EXAMPLE_PROFILE, completions: [EXAMPLE_PLAN, renamed, 'not a plan'] },
+    // One readable plan: no pair, no diversity; its cycle still counts as a gate reason.
+    { query: 'q', profile: EXAMPLE_PROFILE, completions: [cyclic] },
+  ];
+  t.equal((await inject('POST', '/score-plan', { run_id: 'div', step: 0, groups })).statusCode, 200);
+  t.equal((await inject('POST', '/score-plan', { run_id: 'div', step: 0, groups: [groups[2]!] })).statusCode, 200);
+  const finalized = (await inject('POST', '/runs/div/finalize')).json<{ finalized: { gate_reasons: unknown } }>().finalized;
+  const history = (await inject('GET', '/runs/div/history')).json<{ rows: Array<{ gated: number; gate_reasons: unknown; diversity: number }> }>();
+  t.same(history.rows[0]!.gate_reasons, { parse_error: 1, cycle: 2 });
+  t.same(finalized.gate_reasons, history.rows[0]!.gate_reasons, 'the finalize answer carries the same row');
+  t.equal(history.rows[0]!.gated, 3);
+  t.equal(history.rows[0]!.diversity, (0 + 1) / 2, 'the mean over the two groups with a pair');
 });

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { Plan } from '../../src/contracts/plan.js';
-import { agentRoles, crossPlanMetrics, jaccard, roleEdges } from '../../src/plan-metrics/cross-plan.js';
+import { agentRoles, crossPlanMetrics, groupDiversity, jaccard, roleEdges } from '../../src/plan-metrics/cross-plan.js';
 import { basePlan } from '../support/plans.js';
 
 // p1: chain a → b → c → d, roles Python tutor (a, b) and Practice coach (c, d).
@@ -51,4 +51,14 @@ t.test('identical plans have variance 0; one plan has no cross metrics', async (
   t.match(crossPlanMetrics([p1, p3]), { profile_variance: 0, mean_ged: 0, role_jaccard: 1, edge_jaccard: 1 });
   t.equal(crossPlanMetrics([p1]), null);
   t.equal(crossPlanMetrics([p1, p2], { kappa: 1 })!.profile_variance, 1 - Math.exp(-2));
+});
+
+t.test('group diversity: mean pairwise 1 − edge Jaccard; 0 for a group collapsed onto one structure', async (t) => {
+  // Pairs (p1, p2), (p1, p3), (p2, p3): edge Jaccard 1/4, 1, 1/4 (above) → distances 3/4, 0, 3/4.
+  t.equal(groupDiversity([p1, p2, p3]), 0.5);
+  t.equal(groupDiversity([p1, p1, p3]), 0, 'the same hand-offs, however worded');
+  t.equal(groupDiversity([p1, p2]), 0.75);
+  t.equal(groupDiversity([p1]), null, 'one plan has no pair');
+  t.equal(groupDiversity([]), null);
+  t.equal(groupDiversity([p1, p2, p3]), 1 - crossPlanMetrics([p1, p2, p3])!.edge_jaccard, 'the same pairs as the A.4 edge Jaccard');
 });

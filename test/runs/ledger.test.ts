@@ -12,7 +12,7 @@ const fresh = async (engine: Engine, settings?: { STATE_DIR: string; STATE_URL?:
   return { settings: s, store, ledger: new RunLedger(store, { lambda_hard: 10, maxRuns: 1_000_000 }) };
 };
 const send = async (ledger: RunLedger, run: string, step: number | undefined, raws: AxisVector[], gated = 0) => {
-  const c = await ledger.count(run, step, { raws, gated }, 10);
+  const c = await ledger.count(run, step, { raws, gated, gateReasons: gated ? { cycle: gated } : {}, diversities: [] }, 10);
   if (c.kind !== 'counted') throw new Error(`not counted: ${c.kind}`);
   return { ticket: c.run, finalized: c.run.finalized };
 };
@@ -42,6 +42,27 @@ for (const engine of ENGINES) {
         row.weights_after,
         'step 1 began once step 0 was finalized, with the refreshed weights',
       );
+    });
+
+    t.test('gate reasons add up and group diversities average over every request of a step, durably', async (t) => {
+      const { ledger, store, settings } = await fresh(engine);
+      const count = (step: number, gateReasons: Record<string, number>, diversities: number[]) =>
+        ledger.count('g', step, { raws: [v(1, 1, 1)], gated: 1, gateReasons, diversities }, 10);
+      await count(0, { cycle: 1, parse_error: 2 }, [0.2, 0.4]);
+      await store.close();
+      // The open step's tallies survive a restart like its values.
+      const reopened = await fresh(engine, settings);
+      t.teardown(() => reopened.store.close());
+      await reopened.ledger.count('g', 0, { raws: [v(1, 1, 1)], gated: 1, gateReasons: { cycle: 3 }, diversities: [0.9] }, 10);
+      await reopened.ledger.count('g', 0, { raws: [v(1, 1, 1)], gated: 0, gateReasons: {}, diversities: [] }, 10);
+      const c = await reopened.ledger.count('g', 1, { raws: [v(1, 1, 1)], gated: 0, gateReasons: {}, diversities: [] }, 10);
+      if (c.kind !== 'counted') throw new Error(c.kind);
+      const [row] = c.run.finalized;
+      t.same(row!.gate_reasons, { cycle: 4, parse_error: 2 });
+      t.ok(Math.abs(row!.diversity! - 0.5) < 1e-15, `mean of 0.2, 0.4, 0.9: ${row!.diversity}`);
+      t.same((await reopened.store.history('g', 0, 10)).rows[0], row, 'stored as answered');
+      const f = await reopened.ledger.finalize('g');
+      t.same([f.finalized?.gate_reasons, f.finalized?.diversity], [{}, null], 'a step without gated plans or pairs: no reasons, no diversity');
     });
 
     t.test('every plan of a step uses the weights in force when the step began', async (t) => {
@@ -130,8 +151,16 @@ for (const engine of ENGINES) {
             created_at: 'a',
             updated_at: 'a',
           });
-          await tx.saveOpenStep({ step: 5, auto: false, weights: INITIAL_WEIGHTS, plans: 1, gated: 0, requests: 1 });
-          await tx.addValues(5, [v(1, 1, 1)]);
+          await tx.saveOpenStep({
+            step: 5,
+            auto: false,
+            weights: INITIAL_WEIGHTS,
+            plans: 1,
+            gated: 0,
+            requests: 1,
+            gate_reasons: {},
+          });
+          await tx.addValues(5, [v(1, 1, 1)], []);
           throw new Error('scoring failed');
         }),
         /scoring failed/,
@@ -153,7 +182,10 @@ for (const engine of ENGINES) {
         await send(a.ledger, 'r', s, raws(s));
         await send(b.ledger, 'r', s, raws(s));
       }
-      const counted = await a.ledger.count('r', 8, { raws: raws(80), gated: 1 }, 10, { key: 'k', fingerprint: 'f' });
+      const counted = await a.ledger.count('r', 8, { raws: raws(80), gated: 1, gateReasons: { cycle: 1 }, diversities: [] }, 10, {
+        key: 'k',
+        fingerprint: 'f',
+      });
       await send(b.ledger, 'r', 8, raws(80), 1);
       const before = (await a.ledger.get('r'))!;
       await a.store.close();
@@ -162,10 +194,16 @@ for (const engine of ENGINES) {
       const after = (await reopened.ledger.get('r'))!;
       t.same(after, before, 'configuration, weights, EMA, counters and the open step');
       t.same(after.open_step, { step: 8, plans: 4, gated: 1, requests: 2, weights: before.open_step!.weights });
-      const retry = await reopened.ledger.count('r', 8, { raws: raws(80), gated: 1 }, 10, { key: 'k', fingerprint: 'f' });
+      const retry = await reopened.ledger.count('r', 8, { raws: raws(80), gated: 1, gateReasons: { cycle: 1 }, diversities: [] }, 10, {
+        key: 'k',
+        fingerprint: 'f',
+      });
       t.equal(retry.kind, 'replay', 'the receipt outlived the store');
       if (retry.kind === 'replay' && counted.kind === 'counted') t.same(retry.receipt.run, counted.run);
-      t.equal((await reopened.ledger.count('r', 8, { raws: [], gated: 0 }, 10, { key: 'k', fingerprint: 'other' })).kind, 'conflict');
+      t.equal(
+        (await reopened.ledger.count('r', 8, { raws: [], gated: 0, gateReasons: {}, diversities: [] }, 10, { key: 'k', fingerprint: 'other' })).kind,
+        'conflict',
+      );
       await send(reopened.ledger, 'r', 9, raws(9));
       await send(b.ledger, 'r', 9, raws(9));
       const strip = (rows: { finalized_at: string }[]) => rows.map((r) => ({ ...r, finalized_at: '' }));
@@ -177,7 +215,7 @@ for (const engine of ENGINES) {
       const { ledger, store } = await fresh(engine);
       t.teardown(() => store.close());
       await ledger.configure('r', { lambda_hard: 3 });
-      const c = await ledger.count('r', 0, { raws: [v(1, 1, 1)], gated: 0 }, 10);
+      const c = await ledger.count('r', 0, { raws: [v(1, 1, 1)], gated: 0, gateReasons: {}, diversities: [] }, 10);
       t.same(c, { kind: 'stale', defaults: { lambda_hard: 3, epsilon: 1e-6, tau: 1e-6, ddof: 0 } });
       t.equal((await ledger.get('r'))!.open_step, null, 'nothing counted');
     });

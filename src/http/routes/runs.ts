@@ -13,10 +13,12 @@ const CSV_COLUMNS = HISTORY_COLUMNS.flatMap((c) => (c === 'gated' ? [c, 'gated_f
 const CSV_HEADER = CSV_COLUMNS.map((c) => c.replace(/^wa_/, 'w_after_')).join(',');
 
 // Numbers are written with JavaScript's shortest round-trip form, so a CSV reader gets the exact doubles.
+// Gate reasons read `cycle:3 parse_error:1` (no comma to quote); a value the step predates is empty.
 function historyCsv(rows: HistoryRow[]): string {
   const lines = rows.map((r) => {
-    const flat = { ...historyColumns(r), gated_fraction: r.gated_fraction };
-    return CSV_COLUMNS.map((c) => flat[c]).join(',');
+    const reasons = r.gate_reasons && Object.entries(r.gate_reasons).map(([reason, n]) => `${reason}:${n}`);
+    const flat = { ...historyColumns(r), gated_fraction: r.gated_fraction, gate_reasons: reasons?.join(' ') ?? '' };
+    return CSV_COLUMNS.map((c) => flat[c] ?? '').join(',');
   });
   return `${[CSV_HEADER, ...lines].join('\n')}\n`;
 }

@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ScorePlanRequest } from '../../contracts/score-plan.js';
 import type { PlanLimits } from '../../plan/parse.js';
 import type { PlanScorer } from '../../runs/score-in-run.js';
+import { tallyOf } from '../../scoring/score-groups.js';
 import { compose, responseJson, type Judgement } from './plan-json.js';
 import { unwrap, type WorkPool } from './pool.js';
 import { evaluateGroupsTask } from './tasks.js';
@@ -69,7 +70,11 @@ export function pooledScorer(req: ScorePlanRequest, limits: PlanLimits, pool: Wo
       if (results.length > 1) await nextTurn();
       return { groups: results.flatMap((r) => r.groups), palette: results[0]!.palette };
     },
-    plans: (judged) => judged.groups.flatMap((g) => g.plans),
+    tally: (judged) =>
+      tallyOf(
+        judged.groups.flatMap((g) => g.plans),
+        judged.groups,
+      ),
     compose(judged, options, weights) {
       const c = compose(judged, options, weights, req.options?.detail !== 'rewards');
       return {

@@ -1,0 +1,260 @@
+/// <reference lib="dom" />
+// `npm run test:browser`: the dashboard's runs pages in a real headless Chromium (Debian's /usr/bin/chromium).
+// A run is scored through the API for 64 finalized steps; the runs list shows it; its page draws the five
+// charts over every step, follows the run live (a new step appears without a reload), stops polling in a
+// hidden tab, downloads the CSV; with API keys the pages ask for a key and work once a read key is entered.
+// SCREENSHOT_DIR=dir saves dashboard-runs.png and dashboard-run.png (1400×900, the run page in full).
+import { readFile } from 'node:fs/promises';
+import type { FastifyInstance } from 'fastify';
+import type { Page } from 'playwright-core';
+import t from 'tap';
+import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY } from '../../src/contracts/examples.js';
+import { testApp } from '../support/app.js';
+import { launchChromium, listen } from '../support/browser.js';
+
+// Scoring 65 steps, two browsers and 30 s of following a run: more than the suite's 120 s on a busy machine.
+t.setTimeout(300_000);
+
+const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR;
+const RUN = 'grpo-demo';
+const STEPS = 64; // steps 0..63 finalized, step 64 left open
+
+// A group of five plans that changes with the step, so the charts have something to show: the example plan
+// cut short by a varying number of steps, without its human input, now and then cyclic or truncated.
+function completions(step: number): unknown[] {
+  const cut = (n: number) => {
+    const kept = EXAMPLE_PLAN.steps.slice(0, EXAMPLE_PLAN.steps.length - n);
+    return { ...EXAMPLE_PLAN, steps: kept };
+  };
+  const plans: unknown[] = [
+    EXAMPLE_PLAN,
+    cut(step % 5),
+    cut((step * 3) % 7),
+    { ...EXAMPLE_PLAN, steps: EXAMPLE_PLAN.steps.map((s) => ({ ...s, human_input: false })) },
+    step % 3 === 0
+      ? { ...EXAMPLE_PLAN, steps: EXAMPLE_PLAN.steps.map((s) => (s.id === 'st1' ? { ...s, depends_on: ['st10'] } : s)) }
+      : step % 4 === 0
+        ? 'Here is the plan: {"agents": ['
+        : cut(step % 3),
+  ];
+  return step % 2 === 0 ? plans : plans.slice(0, 4);
+}
+
+async function call(base: string, method: string, path: string, body?: unknown, key?: string): Promise<unknown> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.status === 204 ? null : res.json();
+}
+
+const score = (base: string, run: string, step: number, key?: string) =>
+  call(
+    base,
+    'POST',
+    '/score-plan',
+    { run_id: run, step, groups: [{ id: `s${step}`, query: EXAMPLE_QUERY, profile: EXAMPLE_PROFILE, completions: completions(step) }] },
+    key,
+  );
+
+// The run page exposes how many finalized steps it draws on #charts (data-steps) and each chart's x points
+// on its figure (data-points).
+const stepsShown = (page: Page, n: number, timeout: number) => page.waitForSelector(`#charts[data-steps="${n}"]`, { timeout });
+const points = (page: Page) => page.locator('#charts figure').evaluateAll((fs) => fs.map((f) => f.getAttribute('data-points')));
+
+// The page's visibility as the page sees it (headless Chromium keeps a page visible).
+const setHidden = (page: Page, hidden: boolean) =>
+  page.evaluate(
+    `Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${hidden} }); document.dispatchEvent(new Event('visibilitychange'))`,
+  );
+
+/** The files a page loaded (itself, scripts, styles: every /dashboard/ URL) and their bytes, uncompressed. */
+async function assets(page: Page, base: string): Promise<{ files: number; bytes: number }> {
+  const urls = (await page.evaluate(
+    "[location.href, ...performance.getEntriesByType('resource').map((e) => e.name)].filter((u) => new URL(u).pathname.startsWith('/dashboard/'))",
+  )) as string[];
+  const unique = [...new Set(urls.map((u) => new URL(u).pathname))];
+  const sizes = await Promise.all(unique.map(async (p) => (await (await fetch(`${base}${p}`)).arrayBuffer()).byteLength));
+  return { files: unique.length, bytes: sizes.reduce((a, b) => a + b, 0) };
+}
+
+function collectErrors(page: Page, ignore: RegExp | null = null): string[] {
+  // Under the security headers (Content-Security-Policy), a blocked script or style is a console error.
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !ignore?.test(m.text())) errors.push(`${m.text()} (${m.location().url})`);
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  return errors;
+}
+
+t.test('runs list and run page follow a run live', async (t) => {
+  const app = await testApp({ HOST: '127.0.0.1' });
+  const base = await listen(app);
+  const browser = await launchChromium();
+  t.teardown(async () => {
+    await browser.close();
+    await app.close();
+  });
+
+  // Refreshes every 10 steps from step 10, so the weights chart has markers to explain.
+  await call(base, 'PUT', `/runs/${RUN}`, { t_warm: 10, t_refresh: 10, eta_w: 2 });
+  await call(base, 'PUT', '/runs/grpo-baseline', {});
+  let started = performance.now();
+  for (let step = 0; step <= STEPS; step++) await score(base, RUN, step);
+  await score(base, 'grpo-small', 0);
+  await score(base, 'grpo-small', 1);
+  await call(base, 'POST', '/runs/grpo-small/finalize');
+  t.comment(`scored ${STEPS + 1} steps in ${Math.round(performance.now() - started)} ms`);
+  const run = (await call(base, 'GET', `/runs/${RUN}`)) as { finalized_steps: number };
+  t.equal(run.finalized_steps, STEPS, `${STEPS} finalized steps, one open`);
+
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+  const page = await context.newPage();
+  const errors = collectErrors(page);
+
+  // The list.
+  started = performance.now();
+  const list = await page.goto(`${base}/dashboard/`);
+  t.match(list?.headers()['content-security-policy'], /script-src 'self'/, 'served with a CSP');
+  const link = page.locator(`#runs a[href="run.html?id=${RUN}"]`);
+  await link.waitFor({ timeout: 10_000 });
+  t.comment(`runs list shown in ${Math.round(performance.now() - started)} ms`);
+  t.equal(await page.locator('#runs').getAttribute('data-count'), '3', 'three runs on the first page');
+  const cells = await page
+    .locator('#runs tbody tr', { has: page.locator(`a[href="run.html?id=${RUN}"]`) })
+    .locator('td')
+    .allTextContents();
+  t.equal(cells[0], String(STEPS), 'finalized steps');
+  t.match(cells.at(-1), /%.*open step 64/, 'gate rate of the open step');
+  const baseline = await page.locator('#runs tbody tr', { hasText: 'grpo-baseline' }).locator('td').allTextContents();
+  t.same(baseline.slice(2, 5), ['0.333', '0.333', '0.333'], 'a new run has its initial weights');
+  t.match(await page.locator('#runs tbody tr', { hasText: 'grpo-small' }).locator('td').last().textContent(), /%step 1$/, 'no open step: the last history row');
+  const listAssets = await assets(page, base);
+  t.comment(`runs list assets: ${listAssets.files} files, ${listAssets.bytes} bytes`);
+  if (SCREENSHOT_DIR) await page.screenshot({ path: `${SCREENSHOT_DIR}/dashboard-runs.png` });
+
+  // The run page.
+  started = performance.now();
+  await link.click();
+  await page.waitForURL(/run\.html\?id=grpo-demo$/);
+  await stepsShown(page, STEPS, 10_000);
+  t.comment(`run page drawn in ${Math.round(performance.now() - started)} ms`);
+  const runAssets = await assets(page, base);
+  t.comment(`run page assets: ${runAssets.files} files, ${runAssets.bytes} bytes`);
+  const figures = page.locator('#charts figure');
+  t.equal(await figures.count(), 5, 'five charts');
+  t.equal(await page.locator('#charts figure canvas').count(), 5, 'each a canvas');
+  t.same(await points(page), Array(5).fill(String(STEPS)), 'every chart has one x point per step');
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text, not the DOM property
+  const legend = await page.locator('#chart-reward .u-legend').innerText();
+  for (const name of ['struct mean', 'pers mean', 'ped mean', 'struct EMA', 'pers EMA', 'ped EMA']) t.match(legend, name, `legend names ${name}`);
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text, not the DOM property
+  t.match(await page.locator('#chart-weights .u-legend').innerText(), /struct weight[\s\S]*pers weight[\s\S]*ped weight[\s\S]*refresh/);
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text, not the DOM property
+  t.match(await page.locator('#chart-gates .u-legend').innerText(), /gated/);
+  const refreshRows = await page.locator('#refreshes tr').count();
+  t.equal(refreshRows, 1 + 6, 'six refreshes (after steps 10, 20, … 60), each with its lagging axis');
+  t.match(await page.locator('#refreshes tr').nth(1).textContent(), /^60.*(struct|pers|ped) \d\.\d{3} vs ρ 0\.40/);
+  t.match(await page.locator('#config').textContent(), /T_refresh.*10/, 'the configuration');
+  t.match(await page.locator('#open-step').textContent(), /Step 64 is open/);
+  t.match(await page.locator('#updated').textContent(), /checked/);
+
+  // Downloads: the CSV of every finalized step.
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+  t.equal(csv.suggestedFilename(), `${RUN}-history.csv`);
+  const text = await readFile(await csv.path(), 'utf8');
+  t.equal(text.trim().split('\n').length, STEPS + 1, 'CSV: a header and a line per step');
+  t.match(text, /^step,plans,gated,gated_fraction/);
+
+  // Live: one more step through the API shows up without a reload.
+  const requests: string[] = [];
+  page.on('request', (r) => requests.push(new URL(r.url()).pathname + new URL(r.url()).search));
+  await page.evaluate('window.marker = true');
+  started = performance.now();
+  await score(base, RUN, STEPS + 1);
+  await stepsShown(page, STEPS + 1, 3000);
+  const lag = Math.round(performance.now() - started);
+  t.ok(lag < 3000, `the new step is drawn ${lag} ms after it was finalized`);
+  t.equal(await page.evaluate('window.marker'), true, 'without a reload');
+  t.same(await points(page), Array(5).fill(String(STEPS + 1)));
+  t.equal(await page.locator('#steps tr').nth(1).locator('td').first().textContent(), String(STEPS), 'the latest steps table starts with the new step');
+  t.ok(
+    requests.some((r) => r.startsWith(`/runs/${RUN}/history?offset=${STEPS - 5}&`)),
+    'only the new rows (and the last few again, for late plans) are read',
+  );
+
+  // Following a run for 30 s while a trainer finalizes a step every 3 s: requests per minute.
+  requests.length = 0;
+  started = performance.now();
+  let step = STEPS + 2;
+  while (performance.now() - started < 30_000) {
+    await score(base, RUN, step++);
+    await new Promise((r) => setTimeout(r, 3000));
+  }
+  const runCalls = requests.filter((r) => r.startsWith(`/runs/${RUN}`) && !r.includes('/history')).length;
+  const historyCalls = requests.filter((r) => r.includes('/history')).length;
+  t.comment(
+    `following for 30 s (${step - STEPS - 2} new steps): ${requests.length} requests (${runCalls} run, ${historyCalls} history) ≈ ${requests.length * 2}/min`,
+  );
+  t.ok(requests.length <= 2 * 32, 'at most a run and a history request a second');
+  await stepsShown(page, step - 1, 3000);
+
+  // A hidden tab stops polling; shown again it catches up at once.
+  await setHidden(page, true);
+  await new Promise((r) => setTimeout(r, 1500)); // a request in flight may finish
+  requests.length = 0;
+  await score(base, RUN, step++);
+  await new Promise((r) => setTimeout(r, 3000));
+  t.equal(requests.length, 0, 'no request while hidden');
+  await setHidden(page, false);
+  await stepsShown(page, step - 1, 3000);
+  t.pass('shown again, the page catches up');
+
+  if (SCREENSHOT_DIR) {
+    await page.mouse.move(10, 10);
+    await page.screenshot({ path: `${SCREENSHOT_DIR}/dashboard-run.png`, fullPage: true });
+  }
+  t.same(errors, [], 'no console errors: nothing blocked by the CSP');
+});
+
+t.test('with API keys the pages ask for a key, and a read key is enough', async (t) => {
+  const readKey = 'read-key-0123456789abcdef';
+  const scoreKey = 'score-key-0123456789abcdef';
+  const app = await testApp({ HOST: '127.0.0.1', API_KEYS: `read:${readKey},score:${scoreKey}` });
+  const base = await listen(app);
+  const browser = await launchChromium();
+  t.teardown(async () => {
+    await browser.close();
+    await app.close();
+  });
+  for (let step = 0; step < 3; step++) await score(base, 'keyed-run', step, scoreKey);
+
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  // The browser reports each refused call on the console; those are expected here.
+  const errors = collectErrors(page, /status of 401/);
+  await page.goto(`${base}/dashboard/`);
+  const error = page.locator('#error');
+  await error.waitFor({ state: 'visible', timeout: 10_000 });
+  t.match(await error.textContent(), /^401 .*Enter a key above/, 'without a key: the 401 and what to do');
+  t.equal(await page.locator('#runs tr').count(), 0, 'no list');
+
+  await page.getByLabel('API key').fill(readKey);
+  await page.getByRole('button', { name: 'Use key' }).click();
+  await page.locator('#runs a[href="run.html?id=keyed-run"]').waitFor({ timeout: 10_000 });
+  t.ok(await error.isHidden(), 'the error is gone');
+
+  await page.locator('#runs a[href="run.html?id=keyed-run"]').click();
+  await stepsShown(page, 2, 10_000);
+  t.pass('the run page works with the key kept for the tab');
+
+  // A new tab of its own has no key: the run page says so too.
+  const other = await browser.newPage();
+  const otherErrors = collectErrors(other, /status of 401/);
+  await other.goto(`${base}/dashboard/run.html?id=keyed-run`);
+  await other.locator('#error').waitFor({ state: 'visible', timeout: 10_000 });
+  t.match(await other.locator('#error').textContent(), /^401 /);
+  t.same([...errors, ...otherErrors], [], 'no other console errors');
+});

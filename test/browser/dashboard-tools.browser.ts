@@ -1,0 +1,212 @@
+/// <reference lib="dom" />
+// `npm run test:browser`: the dashboard's verifier playground and knowledge-trace view in a real headless
+// Chromium. Each page is filled as a researcher would, from a Coding-Tutor dialogue, and what it shows is
+// checked against a direct call of the same API with the same body. SCREENSHOT_DIR=… saves both pages.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import t from 'tap';
+import { testApp } from '../support/app.js';
+import { launchChromium, listen } from '../support/browser.js';
+
+const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR;
+
+type Turn = { role: 'tutor' | 'student'; text: string };
+type VerifyAnswer = { ranking: number[]; scores: number[]; candidates: { features?: Record<string, number> }[] };
+type TraceAnswer = { kcs: { id: string; status: string; evidence: { turn: number }[] }[]; turns_total: number };
+type Pair = {
+  task: string;
+  dependency_all: string;
+  reference_steps: string;
+  model_1: { conversation: Record<string, string>[] };
+  model_2: { conversation: Record<string, string>[] };
+};
+const pairs = JSON.parse(readFileSync(new URL('../fixtures/coding-tutor/example_eval_pairs.json', import.meta.url), 'utf8')) as Pair[];
+const turnsOf = (c: Pair['model_1']) => c.conversation.map((m): Turn => ({ role: Object.keys(m)[0] as Turn['role'], text: Object.values(m)[0]! }));
+const lines = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+// The playground separates candidates by blank lines: one inside a candidate is dropped when it is typed.
+const oneBlock = (s: string) => s.replace(/\n[ \t]*\n+/g, '\n').trim();
+
+const jax = pairs[1]!; // plus_eps: 1 dependency, 8 solution steps, 12 turns
+const dialogue = turnsOf(jax.model_1);
+
+// (a) The dialogue up to the student's question about `jnp.where`; the candidates for the next tutor turn:
+// what each of the two tutor models said, a curt reply, and one that gives the whole solution away.
+const verifyBody = {
+  task: { description: jax.task.trim(), dependencies: lines(jax.dependency_all), solution_steps: lines(jax.reference_steps) },
+  context: dialogue.slice(0, 6), // typed as JSON: the texts go as they are
+  candidates: [
+    oneBlock(turnsOf(jax.model_1)[6]!.text),
+    oneBlock(turnsOf(jax.model_2)[6]!.text),
+    'Try again.',
+    'Just write `return jnp.where(jnp.abs(x) < tiny_val, tiny_val, jnp.nextafter(jnp.float32(x), jnp.inf))` and you are done.',
+  ],
+};
+
+// (b) The whole dialogue against the task's KCs, the Coding-Tutor text fields as they are.
+const traceBody = {
+  task: { dependencies: jax.dependency_all, solution_steps: jax.reference_steps },
+  context: dialogue.map((m) => ({ role: m.role, text: m.text.trim() })), // typed as lines: each turn trimmed
+};
+
+/** Console errors and uncaught exceptions of a page. */
+function collectErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`${m.text()} ${m.location().url}`);
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  return errors;
+}
+
+t.test('dashboard: verifier playground and knowledge trace', async (t) => {
+  const app = await testApp({ HOST: '127.0.0.1' });
+  const base = await listen(app);
+  const browser: Browser = await launchChromium();
+  t.teardown(async () => {
+    await browser.close();
+    await app.close();
+  });
+  const post = async <T>(path: string, body: unknown): Promise<T> => {
+    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    t.equal(res.status, 200, `direct POST ${path}`);
+    return (await res.json()) as T;
+  };
+  const newPage = () => browser.newPage({ viewport: { width: 1400, height: 900 } });
+
+  await t.test('verifier playground: the ranked list is the API ranking', async (t) => {
+    const page = await newPage();
+    const errors = collectErrors(page);
+    await page.goto(`${base}/dashboard/verify.html`);
+
+    // The API's own example, read from /docs/json, scores as it is.
+    await page.getByRole('button', { name: 'Load example' }).click();
+    // (Page functions as strings: this project type-checks without the DOM library.)
+    await t.resolves(page.waitForFunction("document.getElementById('candidates').value !== ''"));
+    await page.getByRole('button', { name: 'Score candidates' }).click();
+    await page.locator('#ranking li').nth(2).waitFor();
+    t.equal(await page.locator('#ranking li').count(), 3, 'the example: 3 candidates ranked');
+
+    // The fixture dialogue, typed as Coding-Tutor's own JSON ([{"tutor": …}, …]).
+    await page.fill('#task-description', verifyBody.task.description);
+    await page.fill('#task-dependencies', jax.dependency_all);
+    await page.fill('#task-steps', jax.reference_steps);
+    await page.fill('#dialogue', JSON.stringify(jax.model_1.conversation.slice(0, 6), null, 1));
+    await page.fill('#candidates', verifyBody.candidates.join('\n\n'));
+    const [request] = await Promise.all([
+      page.waitForRequest((r) => r.url() === `${base}/verify-turn` && r.method() === 'POST'),
+      page.getByRole('button', { name: 'Score candidates' }).click(),
+    ]);
+    t.same(request.postDataJSON(), verifyBody, 'the form sends the task, the dialogue and the candidates as typed');
+    await page.locator('#ranking li').nth(3).waitFor();
+    const shown = await page.$$eval('#ranking li', (items) =>
+      items.map((li) => ({
+        index: Number(li.getAttribute('data-index')),
+        rank: li.querySelector('.rank')?.textContent,
+        score: li.querySelector('.score')?.textContent,
+        text: li.querySelector('.cand-text')?.textContent,
+        features: li.querySelectorAll('.feature').length,
+      })),
+    );
+
+    const direct = await post<VerifyAnswer>('/verify-turn', verifyBody);
+    t.same(
+      shown.map((s) => s.index),
+      direct.ranking,
+      `same order as the API: ${direct.ranking.join(', ')}`,
+    );
+    t.same(
+      shown.map((s) => s.rank),
+      ['#1', '#2', '#3', '#4'],
+    );
+    t.same(
+      shown.map((s) => s.text),
+      direct.ranking.map((i) => verifyBody.candidates[i]),
+      'each rank shows its candidate',
+    );
+    t.same(
+      shown.map((s) => s.score),
+      direct.ranking.map((i) => direct.scores[i]!.toFixed(3)),
+      'and its score',
+    );
+    t.same(
+      shown.map((s) => s.features),
+      direct.ranking.map((i) => Object.keys(direct.candidates[i]!.features ?? {}).length),
+      'one bar per feature the API explains the candidate with',
+    );
+    t.same(errors, [], 'no console errors');
+    if (SCREENSHOT_DIR) await page.screenshot({ path: join(SCREENSHOT_DIR, 'dashboard-verify.png'), fullPage: true });
+
+    // A 400 names the field: a candidate past the length limit.
+    await page.fill('#candidates', 'x'.repeat(20_001));
+    await page.getByRole('button', { name: 'Score candidates' }).click();
+    await page.locator('#error').waitFor();
+    t.match(await page.locator('#error').textContent(), /^400 invalid_request: .*\$\.candidates\[0\].*\(field: Candidate tutor turns\)$/);
+    t.equal(await page.locator('#candidates').getAttribute('aria-invalid'), 'true', 'the field is marked');
+    t.ok(await page.locator('#candidates').evaluate((node) => node === node.ownerDocument.activeElement), 'and focused');
+    t.equal(errors.length, 1, 'one console error after the refused request');
+    t.match(errors[0], /status of 400/, 'Chromium logging the 400');
+    await page.close();
+  });
+
+  await t.test('knowledge trace: one chart series per KC, evidence under the cursor', async (t) => {
+    const page = await newPage();
+    const errors = collectErrors(page);
+    await page.goto(`${base}/dashboard/trace.html`);
+    // The fixture dialogue, typed as `role: text` lines (its turns span several lines).
+    await page.fill('#task-dependencies', jax.dependency_all);
+    await page.fill('#task-steps', jax.reference_steps);
+    await page.fill('#dialogue', dialogue.map((m) => `${m.role}: ${m.text}`).join('\n'));
+    const [request] = await Promise.all([
+      page.waitForRequest((r) => r.url() === `${base}/trace-knowledge` && r.method() === 'POST'),
+      page.getByRole('button', { name: 'Trace knowledge' }).click(),
+    ]);
+    t.same(request.postDataJSON(), traceBody, 'the form sends the task fields and the dialogue as typed');
+    await page.locator('#trace-chart .u-legend').waitFor();
+
+    const direct = await post<TraceAnswer>('/trace-knowledge', traceBody);
+    const kcs = direct.kcs;
+    t.equal(kcs.length, 9, 'the fixture task has 9 KCs');
+    const chart = page.locator('#trace-chart');
+    t.equal(await chart.getAttribute('data-series'), String(kcs.length), 'data-series: one per KC');
+    // uPlot's legend: the x series (Turn) first, then one entry per plotted series.
+    t.equal((await chart.locator('.u-legend .u-series').count()) - 1, kcs.length, 'one legend entry per KC');
+    t.equal(await chart.getAttribute('data-turns'), String(direct.turns_total));
+    const final = await page.$$eval('#final tbody tr', (rows) => rows.map((r) => [r.getAttribute('data-kc'), r.getAttribute('data-status')]));
+    t.same(
+      final,
+      kcs.map((k) => [k.id, k.status]),
+      'the final table: every KC with its status',
+    );
+    const evidence = kcs.flatMap((k) => k.evidence);
+    t.equal(await page.locator('#evidence tbody tr').count(), evidence.length, 'every evidence step is listed');
+
+    // Hover turn 10 (the API's turn 9): exactly its evidence is highlighted.
+    await chart.locator('.u-over').scrollIntoViewIfNeeded();
+    const over = await chart.locator('.u-over').boundingBox();
+    t.ok(over);
+    await page.mouse.move(over!.x + (over!.width * 10) / direct.turns_total, over!.y + over!.height / 2);
+    await page.waitForFunction("document.getElementById('turn').value === '10'");
+    const highlighted = await page.$$eval('#evidence tr.current', (rows) => rows.map((r) => r.getAttribute('data-turn')));
+    const atTurn = evidence.filter((e) => e.turn === 9).length;
+    t.ok(atTurn > 0, 'the fixture has evidence at turn 10');
+    t.same(highlighted, Array(atTurn).fill('10'), 'the hovered turn’s evidence is highlighted');
+    // The same from the keyboard: the turn slider moves the cursor.
+    await page.mouse.move(0, 0);
+    await page.locator('#turn').focus();
+    await page.keyboard.press('ArrowLeft');
+    t.equal(await page.locator('#turn').inputValue(), '9');
+    t.equal(await page.locator('#evidence tr.current').count(), evidence.filter((e) => e.turn === 8).length, 'the slider highlights turn 9');
+    t.match(await page.locator('#turn-value').textContent(), /^9 — tutor: /);
+    t.same(errors, [], 'no console errors');
+    if (SCREENSHOT_DIR) {
+      await page.keyboard.press('ArrowRight');
+      await page.screenshot({ path: join(SCREENSHOT_DIR, 'dashboard-trace.png'), fullPage: true });
+    }
+    await page.close();
+  });
+});
