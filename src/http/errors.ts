@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ErrorCode, ErrorResponse } from '../contracts/errors.js';
 import { jsonPath } from '../common/json-path.js';
@@ -41,6 +41,8 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_CP_ERR_INVALID_CONTENT_ENCODING: 'unsupported_encoding',
   FST_CP_ERR_INVALID_CONTENT: 'invalid_encoding',
 };
+
+const TRANSPORT_CODES = new Set<ErrorCode>(Object.values(FASTIFY_CODES));
 
 /** What the transport errors should say: what to send instead, and which setting bounds it. */
 function transportMessage(code: ErrorCode, request: FastifyRequest, bodyLimit: number): string | undefined {
@@ -104,16 +106,7 @@ function httpError(err: unknown, request: FastifyRequest, bodyLimit: number): Ht
 
 /** Every client error is a 4xx with a JSON body naming the offending field; only our own bugs are 500s. */
 export function installErrorHandler(app: FastifyInstance, bodyLimit: number, allowedMethods: (method: string, url: string) => string[]): void {
-  app.setErrorHandler((err, request, reply) => {
-    const mapped = httpError(err, request, bodyLimit);
-    if (!mapped) request.log.error({ err }, 'unhandled error');
-    const { status, code, message, issues, retry } = mapped ?? { status: 500, code: 'internal' as const, message: 'internal error' };
-    if (retry) reply.header('retry-after', '1');
-    if (status === 401) reply.header('www-authenticate', 'Bearer');
-    const body: ErrorResponse = { statusCode: status, error: STATUS_CODES[status] ?? 'Client Closed Request', code, message, ...(issues ? { issues } : {}) };
-    return reply.code(status).send(body);
-  });
-  app.setNotFoundHandler((request, reply) => {
+  const noRoute = (request: FastifyRequest, reply: FastifyReply) => {
     const allowed = allowedMethods(request.method, request.url);
     if (allowed.length > 0) {
       const message = `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${allowed.join(', ')}`;
@@ -125,5 +118,17 @@ export function installErrorHandler(app: FastifyInstance, bodyLimit: number, all
     return reply
       .code(404)
       .send({ statusCode: 404, error: 'Not Found', code: 'route_not_found', message: `no route ${request.method} ${request.url}` } satisfies ErrorResponse);
+  };
+  app.setErrorHandler((err, request, reply) => {
+    const mapped = httpError(err, request, bodyLimit);
+    // Fastify reads the body of a request it has no route for: what is wrong is the route, not the body.
+    if (request.is404 && mapped && TRANSPORT_CODES.has(mapped.code)) return noRoute(request, reply);
+    if (!mapped) request.log.error({ err }, 'unhandled error');
+    const { status, code, message, issues, retry } = mapped ?? { status: 500, code: 'internal' as const, message: 'internal error' };
+    if (retry) reply.header('retry-after', '1');
+    if (status === 401) reply.header('www-authenticate', 'Bearer');
+    const body: ErrorResponse = { statusCode: status, error: STATUS_CODES[status] ?? 'Client Closed Request', code, message, ...(issues ? { issues } : {}) };
+    return reply.code(status).send(body);
   });
+  app.setNotFoundHandler(noRoute);
 }

@@ -25,6 +25,9 @@ export async function registerProtection(app: FastifyInstance, config: Config): 
       allowedHeaders: ['authorization', 'content-type', 'content-encoding', 'idempotency-key'],
       exposedHeaders: ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
       maxAge: 600,
+      // An OPTIONS request that is not a preflight (no Access-Control-Request-Method) is answered like any
+      // other request (405 with Allow), not with the plugin's plain-text 400.
+      strictPreflight: false,
     });
   }
   await app.register(helmet, {

@@ -93,6 +93,10 @@ t.test('CORS for the origins of CORS_ORIGINS only; a preflight needs no key; non
   const call = await app.inject({ ...validate, headers: { ...bearer(SCORE), origin: 'https://tutor.example' } });
   t.equal(call.statusCode, 200);
   t.equal(call.headers['access-control-allow-origin'], 'https://tutor.example');
+  // An OPTIONS request that is not a preflight gets no plain-text 400 from the CORS plugin.
+  const bare = await app.inject({ method: 'OPTIONS', url: '/score-plan', headers: { origin: 'https://lab.example' } });
+  t.equal(bare.statusCode, 204);
+  t.notMatch(bare.body, /Invalid Preflight/);
 
   const closed = await testApp({ WORKERS: 0 });
   t.teardown(() => closed.close());

@@ -64,6 +64,21 @@ t.test('each failure a client can cause has its status and code', async (t) => {
     ],
     ['a known path with another method', { method: 'GET', url: '/score-plan' }, 405, 'method_not_allowed'],
     ['no such route', { method: 'GET', url: '/nope' }, 404, 'route_not_found'],
+    // What is wrong is the path, whatever the body.
+    ['no such route, with broken JSON', { method: 'POST', url: '/nope', headers: json, payload: '{' }, 404, 'route_not_found'],
+    [
+      'no such route, with a gzip body',
+      { method: 'POST', url: '/nope', headers: { ...json, 'content-encoding': 'gzip' }, payload: gzipSync('{"a":1}') },
+      404,
+      'route_not_found',
+    ],
+    [
+      'no such route, with a brotli body',
+      { method: 'POST', url: '/nope', headers: { ...json, 'content-encoding': 'br' }, payload: 'x' },
+      404,
+      'route_not_found',
+    ],
+    ['a known path with another method and broken JSON', { method: 'PUT', url: '/score-plan', headers: json, payload: '{' }, 405, 'method_not_allowed'],
     ['no such run', { method: 'GET', url: '/runs/no-such-run' }, 404, 'run_not_found'],
     ['no such run to delete', { method: 'DELETE', url: '/runs/no-such-run' }, 404, 'run_not_found'],
     [
