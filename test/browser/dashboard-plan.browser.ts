@@ -7,8 +7,7 @@ import type { Page } from 'playwright-core';
 import t from 'tap';
 import { EXAMPLE_PLAN } from '../../src/contracts/examples.js';
 import type { ValidatePlanResponse } from '../../src/contracts/validate-plan.js';
-import { testApp } from '../support/app.js';
-import { launchChromium, listen, pageErrors } from '../support/browser.js';
+import { pageErrors, serviceAndBrowser } from '../support/browser.js';
 
 const withDeps = (changes: Record<string, string[]>) => ({
   ...EXAMPLE_PLAN,
@@ -20,13 +19,7 @@ const attrs = (page: Page, selector: string, name: string) => page.locator(selec
 
 t.test('the plan page draws the dependency graph of a validated plan', async (t) => {
   const started = Date.now();
-  const app = await testApp({ HOST: '127.0.0.1' });
-  const base = await listen(app);
-  const browser = await launchChromium();
-  t.teardown(async () => {
-    await browser.close();
-    await app.close();
-  });
+  const { app, base, browser } = await serviceAndBrowser(t);
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const errors = pageErrors(page);
   page.on('response', (r) => {

@@ -5,12 +5,10 @@
 // hidden tab, downloads the CSV; with API keys the pages ask for a key and work once a read key is entered.
 // SCREENSHOT_DIR=dir saves dashboard-runs.png and dashboard-run.png (1400×900, the run page in full).
 import { readFile } from 'node:fs/promises';
-import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY } from '../../src/contracts/examples.js';
-import { testApp } from '../support/app.js';
-import { launchChromium, listen } from '../support/browser.js';
+import { pageErrors, serviceAndBrowser } from '../support/browser.js';
 
 // Scoring 65 steps, two browsers and 30 s of following a run: more than the suite's 120 s on a busy machine.
 t.setTimeout(300_000);
@@ -80,24 +78,8 @@ async function assets(page: Page, base: string): Promise<{ files: number; bytes:
   return { files: unique.length, bytes: sizes.reduce((a, b) => a + b, 0) };
 }
 
-function collectErrors(page: Page, ignore: RegExp | null = null): string[] {
-  // Under the security headers (Content-Security-Policy), a blocked script or style is a console error.
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !ignore?.test(m.text())) errors.push(`${m.text()} (${m.location().url})`);
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  return errors;
-}
-
 t.test('runs list and run page follow a run live', async (t) => {
-  const app = await testApp({ HOST: '127.0.0.1' });
-  const base = await listen(app);
-  const browser = await launchChromium();
-  t.teardown(async () => {
-    await browser.close();
-    await app.close();
-  });
+  const { base, browser } = await serviceAndBrowser(t);
 
   // Refreshes every 10 steps from step 10, so the weights chart has markers to explain.
   await call(base, 'PUT', `/runs/${RUN}`, { t_warm: 10, t_refresh: 10, eta_w: 2 });
@@ -113,7 +95,7 @@ t.test('runs list and run page follow a run live', async (t) => {
 
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
   const page = await context.newPage();
-  const errors = collectErrors(page);
+  const errors = pageErrors(page);
 
   // The list.
   started = performance.now();
@@ -223,18 +205,12 @@ t.test('runs list and run page follow a run live', async (t) => {
 t.test('with API keys the pages ask for a key, and a read key is enough', async (t) => {
   const readKey = 'read-key-0123456789abcdef';
   const scoreKey = 'score-key-0123456789abcdef';
-  const app = await testApp({ HOST: '127.0.0.1', API_KEYS: `read:${readKey},score:${scoreKey}` });
-  const base = await listen(app);
-  const browser = await launchChromium();
-  t.teardown(async () => {
-    await browser.close();
-    await app.close();
-  });
+  const { base, browser } = await serviceAndBrowser(t, { API_KEYS: `read:${readKey},score:${scoreKey}` });
   for (let step = 0; step < 3; step++) await score(base, 'keyed-run', step, scoreKey);
 
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   // The browser reports each refused call on the console; those are expected here.
-  const errors = collectErrors(page, /status of 401/);
+  const errors = pageErrors(page, /status of 401/);
   await page.goto(`${base}/dashboard/`);
   const error = page.locator('#error');
   await error.waitFor({ state: 'visible', timeout: 10_000 });
@@ -252,7 +228,7 @@ t.test('with API keys the pages ask for a key, and a read key is enough', async 
 
   // A new tab of its own has no key: the run page says so too.
   const other = await browser.newPage();
-  const otherErrors = collectErrors(other, /status of 401/);
+  const otherErrors = pageErrors(other, /status of 401/);
   await other.goto(`${base}/dashboard/run.html?id=keyed-run`);
   await other.locator('#error').waitFor({ state: 'visible', timeout: 10_000 });
   t.match(await other.locator('#error').textContent(), /^401 /);

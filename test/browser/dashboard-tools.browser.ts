@@ -4,10 +4,8 @@
 // checked against a direct call of the same API with the same body. SCREENSHOT_DIR=… saves both pages.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import t from 'tap';
-import { testApp } from '../support/app.js';
-import { launchChromium, listen } from '../support/browser.js';
+import { pageErrors, serviceAndBrowser } from '../support/browser.js';
 
 const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR;
 
@@ -53,24 +51,8 @@ const traceBody = {
   context: dialogue.map((m) => ({ role: m.role, text: m.text.trim() })), // typed as lines: each turn trimmed
 };
 
-/** Console errors and uncaught exceptions of a page. */
-function collectErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(`${m.text()} ${m.location().url}`);
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  return errors;
-}
-
 t.test('dashboard: verifier playground and knowledge trace', async (t) => {
-  const app = await testApp({ HOST: '127.0.0.1' });
-  const base = await listen(app);
-  const browser: Browser = await launchChromium();
-  t.teardown(async () => {
-    await browser.close();
-    await app.close();
-  });
+  const { base, browser } = await serviceAndBrowser(t);
   const post = async <T>(path: string, body: unknown): Promise<T> => {
     const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     t.equal(res.status, 200, `direct POST ${path}`);
@@ -80,7 +62,7 @@ t.test('dashboard: verifier playground and knowledge trace', async (t) => {
 
   await t.test('verifier playground: the ranked list is the API ranking', async (t) => {
     const page = await newPage();
-    const errors = collectErrors(page);
+    const errors = pageErrors(page);
     await page.goto(`${base}/dashboard/verify.html`);
 
     // The API's own example, read from /docs/json, scores as it is.
@@ -155,7 +137,7 @@ t.test('dashboard: verifier playground and knowledge trace', async (t) => {
 
   await t.test('knowledge trace: one chart series per KC, evidence under the cursor', async (t) => {
     const page = await newPage();
-    const errors = collectErrors(page);
+    const errors = pageErrors(page);
     await page.goto(`${base}/dashboard/trace.html`);
     // The fixture dialogue, typed as `role: text` lines (its turns span several lines).
     await page.fill('#task-dependencies', jax.dependency_all);

@@ -2,27 +2,13 @@
 // .ci/run). A researcher's first visit: open /docs, expand POST /score-plan, "Try it out", execute the
 // built-in example, read the scored response.
 import t from 'tap';
-import { testApp } from '../support/app.js';
-import { launchChromium } from '../support/browser.js';
+import { pageErrors, serviceAndBrowser } from '../support/browser.js';
 
 t.test('Swagger UI scores the example request', async (t) => {
-  const app = await testApp({ HOST: '127.0.0.1' });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  const browser = await launchChromium();
-  t.teardown(async () => {
-    await browser.close();
-    await app.close();
-  });
+  const { base, browser } = await serviceAndBrowser(t);
   const page = await browser.newPage();
-  // Under the security headers (Content-Security-Policy), a blocked script or style is a console error.
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  const docs = await page.goto(`http://127.0.0.1:${port}/docs`);
+  const errors = pageErrors(page);
+  const docs = await page.goto(`${base}/docs`);
   t.match(docs?.headers()['content-security-policy'], /default-src 'self'/, 'served with a CSP');
   const operation = page.locator('#operations-PersonalPlan-scorePlan');
   await operation.locator('.opblock-summary').click();

@@ -1,11 +1,18 @@
 // A real headless Chromium for the browser tests (Debian's /usr/bin/chromium, installed by .ci/run).
-import type { FastifyInstance } from 'fastify';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Page, chromium } from 'playwright-core';
+import type { Test } from 'tap';
+import type { Config } from '../../src/config.js';
+import { testApp } from './app.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
+/** A test app listening on a free loopback port, and a browser; both closed when `t` ends. */
+export async function serviceAndBrowser(t: Test, overrides: Partial<Config> = {}) {
+  const app = await testApp({ HOST: '127.0.0.1', ...overrides });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const browser = await chromium.launch({
     executablePath: CHROMIUM,
     // No sandbox (tests run as root in CI); nothing that reaches the network on its own.
     args: [
@@ -18,20 +25,21 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+  t.teardown(async () => {
+    await browser.close();
+    await app.close();
+  });
+  return { app, base, browser };
 }
 
-/** Listens on a free loopback port; the base URL. */
-export async function listen(app: FastifyInstance): Promise<string> {
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-}
-
-/** Console errors and uncaught page errors, collected as they happen. */
-export function pageErrors(page: Page): string[] {
+/**
+ * Console errors (with the resource at fault) and uncaught page errors, collected as they happen; those
+ * matching `ignore` are expected. Under the Content-Security-Policy a blocked script or style is one.
+ */
+export function pageErrors(page: Page, ignore?: RegExp): string[] {
   const errors: string[] = [];
   page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
+    if (m.type() === 'error' && !ignore?.test(m.text())) errors.push(`${m.text()} (${m.location().url})`);
   });
   page.on('pageerror', (e) => errors.push(e.message));
   return errors;

@@ -1,6 +1,7 @@
 // What the verifier and knowledge-trace pages share: reading a dialogue and lists from textareas, filling
-// them back from an API example, and pointing at the field a problem is in.
+// them from an API example, sending the form, and pointing at the field a problem is in.
 import { ApiError, api } from './api.js';
+import { clearError, showError } from './shell.js';
 
 /** A problem with what was typed in one field (its element id): shown before anything is sent. */
 export class FieldError extends Error {
@@ -76,7 +77,7 @@ export const blocks = (text) =>
 let docs;
 
 /** The first example of a request schema in the service's own OpenAPI document (so it stays in sync). */
-export async function openApiExample(schema) {
+async function openApiExample(schema) {
   docs ??= api('/docs/json').catch((e) => {
     docs = undefined;
     throw e;
@@ -87,7 +88,7 @@ export async function openApiExample(schema) {
 }
 
 /** Ctrl+Enter (⌘+Enter) in a textarea submits the form; Enter alone keeps adding lines. */
-export function submitOnCtrlEnter(form) {
+function submitOnCtrlEnter(form) {
   form.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && e.target instanceof HTMLTextAreaElement) {
       e.preventDefault();
@@ -96,18 +97,19 @@ export function submitOnCtrlEnter(form) {
   });
 }
 
-export function clearInvalid(form) {
+function clearInvalid(form) {
   for (const node of form.querySelectorAll('[aria-invalid]')) node.removeAttribute('aria-invalid');
 }
 
 /**
- * Marks the field a problem is about and says which in the error box: a FieldError names it, a 400 names
- * a JSON path (`$.candidates[1]`) that `fieldOfPath` maps to an element id.
+ * Marks the field a problem is about and says which in the error box: a FieldError names it, a 400's
+ * issues name a JSON path (`$.candidates[1]`) that `fieldOfPath` maps to an element id.
  */
-export function pointAtField(errorEl, err, fieldOfPath) {
+function pointAtField(errorEl, err, fieldOfPath) {
   let id = err instanceof FieldError ? err.field : undefined;
   if (err instanceof ApiError && err.status === 400) {
-    const path = /\$(?:\.[A-Za-z_]\w*|\[\d+\])*/.exec(err.message)?.[0];
+    // The first field the answer names; a message without `issues` may still carry a path.
+    const path = err.issues[0]?.path ?? /\$(?:\.[A-Za-z_]\w*|\[\d+\])*/.exec(err.message)?.[0];
     if (path) id = fieldOfPath(path);
   }
   const field = id ? document.getElementById(id) : null;
@@ -117,4 +119,47 @@ export function pointAtField(errorEl, err, fieldOfPath) {
   if (err instanceof FieldError) errorEl.textContent = `${label}: ${err.message}.`;
   else errorEl.textContent += ` (field: ${label})`;
   field.focus();
+}
+
+/**
+ * The flow the form pages share: on submit, read the form (a FieldError names what cannot be sent), call
+ * the API and show the answer, or say what went wrong and mark the field at fault; "Load example" fills
+ * the form from the request schema's OpenAPI example. Ctrl+Enter submits.
+ */
+export function wireApiForm({ form, submit, status, errorBox, read, path, busy, show, example, fill, firstField, fieldOfPath }) {
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    clearError(errorBox);
+    clearInvalid(form);
+    let request;
+    try {
+      request = read();
+    } catch (err) {
+      showError(errorBox, err);
+      pointAtField(errorBox, err, fieldOfPath);
+      return;
+    }
+    submit.disabled = true;
+    status.textContent = busy;
+    try {
+      status.textContent = show(request, await api(path, { method: 'POST', body: request }));
+    } catch (err) {
+      status.textContent = '';
+      showError(errorBox, err);
+      pointAtField(errorBox, err, fieldOfPath);
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  document.getElementById('load-example').addEventListener('click', async () => {
+    clearError(errorBox);
+    clearInvalid(form);
+    try {
+      fill(await openApiExample(example));
+      document.getElementById(firstField).focus();
+    } catch (err) {
+      showError(errorBox, err);
+    }
+  });
+  submitOnCtrlEnter(form);
 }

@@ -3,9 +3,8 @@
 // that moved it. Turn k on the chart and in the tables is the k-th message (the API's `turn` k − 1); 0 is
 // before the dialogue.
 import uPlot from '../vendor/uPlot.esm.js';
-import { api } from './api.js';
-import { clearInvalid, FieldError, formatDialogue, lines, openApiExample, parseDialogue, pointAtField, submitOnCtrlEnter } from './forms.js';
-import { clearError, el, fmt, mountShell, showError } from './shell.js';
+import { FieldError, formatDialogue, lines, parseDialogue, wireApiForm } from './forms.js';
+import { el, fmt, mountShell } from './shell.js';
 
 const form = document.getElementById('trace-form');
 const errorBox = document.getElementById('error');
@@ -249,42 +248,20 @@ addEventListener('resize', () => {
   if (chart) chart.setSize({ width: chartWidth(field('trace-chart')), height: 380 });
 });
 
-form.addEventListener('submit', async (e) => {
-  e.preventDefault();
-  clearError(errorBox);
-  clearInvalid(form);
-  let request;
-  try {
-    request = readForm();
-  } catch (err) {
-    showError(errorBox, err);
-    pointAtField(errorBox, err, fieldOfPath);
-    return;
-  }
-  submit.disabled = true;
-  status.textContent = 'Tracing…';
-  try {
-    const res = await api('/trace-knowledge', { method: 'POST', body: request });
+wireApiForm({
+  form,
+  submit,
+  status,
+  errorBox,
+  read: readForm,
+  path: '/trace-knowledge',
+  busy: 'Tracing…',
+  show(request, res) {
     showResult(request, res);
-    status.textContent = `${res.known.length} of ${res.kcs.length} KCs known after ${res.turns_total} turns.`;
-  } catch (err) {
-    status.textContent = '';
-    showError(errorBox, err);
-    pointAtField(errorBox, err, fieldOfPath);
-  } finally {
-    submit.disabled = false;
-  }
+    return `${res.known.length} of ${res.kcs.length} KCs known after ${res.turns_total} turns.`;
+  },
+  example: 'TraceKnowledgeRequest',
+  fill: fillForm,
+  firstField: 'task-dependencies',
+  fieldOfPath,
 });
-
-field('load-example').addEventListener('click', async () => {
-  clearError(errorBox);
-  clearInvalid(form);
-  try {
-    fillForm(await openApiExample('TraceKnowledgeRequest'));
-    field('task-dependencies').focus();
-  } catch (err) {
-    showError(errorBox, err);
-  }
-});
-
-submitOnCtrlEnter(form);

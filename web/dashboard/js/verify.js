@@ -1,8 +1,7 @@
 // The verifier playground: a task, the dialogue so far and candidate tutor turns go to POST /verify-turn;
 // the candidates come back ranked, each with its score and the features the model weighed.
-import { api } from './api.js';
-import { blocks, clearInvalid, FieldError, formatDialogue, lines, openApiExample, parseDialogue, pointAtField, submitOnCtrlEnter } from './forms.js';
-import { clearError, el, fmt, mountShell, showError } from './shell.js';
+import { blocks, FieldError, formatDialogue, lines, parseDialogue, wireApiForm } from './forms.js';
+import { el, fmt, mountShell } from './shell.js';
 
 const form = document.getElementById('verify-form');
 const errorBox = document.getElementById('error');
@@ -128,42 +127,20 @@ function showResult(request, res) {
   field('result').hidden = false;
 }
 
-form.addEventListener('submit', async (e) => {
-  e.preventDefault();
-  clearError(errorBox);
-  clearInvalid(form);
-  let request;
-  try {
-    request = readForm();
-  } catch (err) {
-    showError(errorBox, err);
-    pointAtField(errorBox, err, fieldOfPath);
-    return;
-  }
-  submit.disabled = true;
-  status.textContent = 'Scoring…';
-  try {
-    const res = await api('/verify-turn', { method: 'POST', body: request });
+wireApiForm({
+  form,
+  submit,
+  status,
+  errorBox,
+  read: readForm,
+  path: '/verify-turn',
+  busy: 'Scoring…',
+  show(request, res) {
     showResult(request, res);
-    status.textContent = `Best: candidate ${res.best.index + 1} (${fmt(res.best.score)}).`;
-  } catch (err) {
-    status.textContent = '';
-    showError(errorBox, err);
-    pointAtField(errorBox, err, fieldOfPath);
-  } finally {
-    submit.disabled = false;
-  }
+    return `Best: candidate ${res.best.index + 1} (${fmt(res.best.score)}).`;
+  },
+  example: 'VerifyTurnRequest',
+  fill: fillForm,
+  firstField: 'task-description',
+  fieldOfPath,
 });
-
-field('load-example').addEventListener('click', async () => {
-  clearError(errorBox);
-  clearInvalid(form);
-  try {
-    fillForm(await openApiExample('VerifyTurnRequest'));
-    field('task-description').focus();
-  } catch (err) {
-    showError(errorBox, err);
-  }
-});
-
-submitOnCtrlEnter(form);
