@@ -79,7 +79,9 @@ export const ConfigSchema = z
       .string()
       .min(1)
       .default(fileURLToPath(new URL('../models/verifier', import.meta.url)))
-      .describe('turn verifier directory (`manifest.json`: `embedding-head` or `cross-encoder`)'),
+      .describe(
+        'turn verifier directory (`manifest.json`: `embedding-head` or `cross-encoder`); `models/verifier-head` is the embedding head without dimension predictions',
+      ),
     ENCODER_CACHE_SIZE: int(10_000).describe('sentence embeddings kept in the LRU cache'),
     ENCODER_BATCH_SIZE: int(32).describe('texts per ONNX run'),
     SHUTDOWN_GRACE_MS: int(10_000).describe('how long SIGTERM waits for in-flight requests'),

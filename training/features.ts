@@ -31,17 +31,22 @@ interface Candidate {
   target: number;
   pg?: string;
   act?: string;
+  /** MRBench: the eight human labels of the candidate, as annotated. */
+  annotation?: Record<string, string>;
   length: number;
   text: string;
 }
 interface Example {
-  source: 'mathdial' | 'mrbench' | 'bridge';
+  source: 'mathdial' | 'mrbench' | 'bridge' | 'coding';
   group: string;
   task: number;
   context: number;
   outcome?: 0 | 1;
   candidates: Candidate[];
   linked?: string[];
+  /** Coding tutor: which human-evaluation pair and which tutor model the dialogue comes from. */
+  pair?: number;
+  tutor?: string;
 }
 const examples: Example[] = [];
 // A few requests as a client would send them, by example index: train.py records the shipped model's
@@ -120,6 +125,7 @@ for (const c of JSON.parse(readFileSync(`${DATA}/mrbench/MRBench_V1.json`, 'utf8
       target: (label(r.annotation.Providing_Guidance) + label(r.annotation.Actionability)) / 2,
       pg: r.annotation.Providing_Guidance,
       act: r.annotation.Actionability,
+      annotation: r.annotation,
       length: r.response.length,
       text: r.response,
     })),
@@ -148,6 +154,32 @@ for (const split of ['train', 'validation', 'test']) {
       ],
     });
     check('bridge', { task, context: turns, candidates: [novice, expert] });
+  }
+}
+
+// Coding tutor (Traver's human evaluation): every tutor turn of the 6 dialogues, for a separate table; never
+// trained on. Each pair is two tutor models teaching the same task.
+for (const c of JSON.parse(readFileSync(`${DATA}/coding-tutor/example_eval_pairs.json`, 'utf8')) as Array<Record<string, unknown>>) {
+  const task: VerifyTask = {
+    description: String(c.task ?? ''),
+    dependencies: steps(c.dependency_all),
+    solution_steps: steps(c.reference_steps),
+  };
+  for (const key of ['model_1', 'model_2']) {
+    const side = c[key] as { name: string; conversation: Array<Record<string, string>> };
+    const turns: DialogueTurn[] = side.conversation.map((m) => ('tutor' in m ? { role: 'tutor', text: m.tutor! } : { role: 'student', text: m.student ?? '' }));
+    turns.forEach((turn, i) => {
+      if (turn.role !== 'tutor') return;
+      examples.push({
+        source: 'coding',
+        group: `ct:${String(c.eval_idx)}:${side.name}`,
+        pair: Number(c.eval_idx),
+        tutor: side.name,
+        task: vec(taskText(task)),
+        context: vec(contextOf(turns.slice(0, i))),
+        candidates: [{ response: vec(turn.text), extra: responseFeatures(turn.text, task), target: 0, length: turn.text.length, text: turn.text }],
+      });
+    });
   }
 }
 
@@ -180,7 +212,17 @@ mkdirSync(OUT, { recursive: true });
 writeFileSync(`${OUT}vectors.f32`, Buffer.from(flat.buffer));
 writeFileSync(
   `${OUT}examples.json`,
-  JSON.stringify({ dim: 512, texts: texts.length, extra_names: RESPONSE_FEATURE_NAMES, context_chars: CONTEXT_CHARS, serving_checks: servingChecks, examples }),
+  JSON.stringify({
+    dim: 512,
+    texts: texts.length,
+    // Token ids as the service's encoder makes them (cut at max_tokens): what the fine-tuned encoder trains on.
+    ids: texts.map((t) => encoder.encode(t).ids),
+    strings: texts,
+    extra_names: RESPONSE_FEATURE_NAMES,
+    context_chars: CONTEXT_CHARS,
+    serving_checks: servingChecks,
+    examples,
+  }),
 );
 const by = (s: string) => examples.filter((e) => e.source === s).length;
-console.log(`${texts.length} texts embedded; examples: mathdial ${by('mathdial')}, mrbench ${by('mrbench')}, bridge ${by('bridge')}`);
+console.log(`${texts.length} texts embedded; examples: mathdial ${by('mathdial')}, mrbench ${by('mrbench')}, bridge ${by('bridge')}, coding ${by('coding')}`);

@@ -44,10 +44,11 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from evaluation import BASELINES, SEED, both_yes, criterion, folds, label, mrbench_metrics, paired_bootstrap, roc_auc
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "training" / "build"
-SHIP = ROOT / "models" / "verifier"
-SEED = 13
+SHIP = ROOT / "models" / "verifier-head"
 VERSION = "1.0.0"
 OUTER_FOLDS, INNER_FOLDS = 5, 3
 # Fixed while exploring (see the docstring).
@@ -64,14 +65,6 @@ examples = data["examples"]
 K = len(examples[0]["candidates"][0]["extra"])
 EXTRA_NAMES = data.get("extra_names", [f"extra_{j}" for j in range(K)])
 N_EMB = 3 * DIM
-
-
-def label(x):
-    return {"Yes": 1.0, "To some extent": 0.5}.get(x, 0.0)
-
-
-def both_yes(c):
-    return c["pg"] == "Yes" and c["act"] == "Yes"
 
 
 # One design-matrix row per candidate of every example: [r, r⊙c, r⊙t, r·c, r·t, extra].
@@ -164,50 +157,6 @@ class Model:
         return ((X_ALL[rows] - self.mu) / self.sd) @ self.W + self.b
 
 
-def folds(groups, k=5, seed=SEED):
-    uniq = sorted(set(groups))
-    rng = np.random.default_rng(seed)
-    rng.shuffle(uniq)
-    return {g: i % k for i, g in enumerate(uniq)}
-
-
-def mrbench_metrics(exs, score_fn):
-    """Pairwise accuracy over pairs whose PG or Actionability labels differ (the better pair member has
-    the higher PG + Actionability; pairs better on one and worse on the other are skipped), and the
-    best-of-N hit rate (the top candidate has PG = Yes and Actionability = Yes); ties count by expectation."""
-    correct, pairs, hits = 0.0, 0, 0.0
-    for e in exs:
-        cands = e["candidates"]
-        s = score_fn(e)
-        q = [label(c["pg"]) + label(c["act"]) for c in cands]
-        for i in range(len(cands)):
-            for j in range(i + 1, len(cands)):
-                if (cands[i]["pg"], cands[i]["act"]) == (cands[j]["pg"], cands[j]["act"]) or q[i] == q[j]:
-                    continue
-                better, worse = (i, j) if q[i] > q[j] else (j, i)
-                pairs += 1
-                correct += 1.0 if s[better] > s[worse] else 0.5 if s[better] == s[worse] else 0.0
-        top = [i for i in range(len(cands)) if s[i] == max(s)]
-        hits += np.mean([1.0 if cands[i]["pg"] == "Yes" and cands[i]["act"] == "Yes" else 0.0 for i in top])
-    return {"pairwise_accuracy": correct / pairs, "pairs": pairs, "best_of_n_hit_rate": hits / len(exs), "contexts": len(exs)}
-
-
-def roc_auc(scores, labels):
-    order = np.argsort(scores)
-    ranks = np.empty(len(scores))
-    s = np.asarray(scores)[order]
-    i = 0
-    while i < len(s):  # average ranks over ties
-        j = i
-        while j + 1 < len(s) and s[j + 1] == s[i]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    labels = np.asarray(labels)
-    pos, neg = labels.sum(), len(labels) - labels.sum()
-    return float((ranks[labels == 1].sum() - pos * (pos + 1) / 2) / (pos * neg))
-
-
 SOURCES = ("mathdial", "mrbench", "bridge")
 idx_of = {s: [i for i, e in enumerate(examples) if e["source"] == s] for s in SOURCES}
 MD, MR, BR = idx_of["mathdial"], idx_of["mrbench"], idx_of["bridge"]
@@ -238,15 +187,10 @@ def cv(params, mr_idx, k, seed=SEED):
     return out
 
 
-
 def evaluate(out):
     order = sorted(out)
     scores = {id(examples[i]): list(out[i]) for i in order}
     return mrbench_metrics([examples[i] for i in order], lambda e: scores[id(e)])
-
-
-def criterion(m):
-    return m["pairwise_accuracy"] + m["best_of_n_hit_rate"]
 
 
 # 1. Plain 5-fold CV of every grid point (the grid point shipped is the best here; its figures are optimistic).
@@ -277,36 +221,14 @@ mr = [examples[i] for i in MR]
 baselines = {
     "verifier": evaluate(nested_scores),
     "verifier_selected_on_same_cv": selected_same_cv,
-    "random": mrbench_metrics(mr, lambda e: [0.0] * len(e["candidates"])),
-    "longest_response": mrbench_metrics(mr, lambda e: [c["length"] for c in e["candidates"]]),
-    "asks_a_question": mrbench_metrics(mr, lambda e: [1.0 if "?" in c["text"] else 0.0 for c in e["candidates"]]),
+    **{name: mrbench_metrics(mr, fn) for name, fn in BASELINES.items()},
 }
-
-
-def context_parts(e, s):
-    """One context's (correct pairs, pairs, hit) as mrbench_metrics counts them, for the paired bootstrap."""
-    m = mrbench_metrics([e], lambda _: s)  # every MRBench V1 context has at least one counted pair
-    return (m["pairwise_accuracy"] * m["pairs"], m["pairs"], m["best_of_n_hit_rate"])
-
 
 # Paired bootstrap over contexts (2,000 resamples): verifier (nested) minus each baseline, 95% interval.
 nested_by_id = {id(examples[i]): list(s) for i, s in nested_scores.items()}
-scorers = {
-    "verifier": lambda e: nested_by_id[id(e)],
-    "random": lambda e: [0.0] * len(e["candidates"]),
-    "longest_response": lambda e: [c["length"] for c in e["candidates"]],
-    "asks_a_question": lambda e: [1.0 if "?" in c["text"] else 0.0 for c in e["candidates"]],
-}
-per = {name: np.array([context_parts(e, fn(e)) for e in mr]) for name, fn in scorers.items()}
-boot_rng = np.random.default_rng(SEED)
-samples = boot_rng.integers(0, len(mr), size=(2000, len(mr)))
-bootstrap = {}
-for name in ("random", "longest_response", "asks_a_question"):
-    v, o = per["verifier"], per[name]
-    d_pair = v[samples, 0].sum(1) / v[samples, 1].sum(1) - o[samples, 0].sum(1) / o[samples, 1].sum(1)
-    d_hit = v[samples, 2].mean(1) - o[samples, 2].mean(1)
-    bootstrap[name] = {"pairwise_accuracy_diff_95ci": [float(np.percentile(d_pair, 2.5)), float(np.percentile(d_pair, 97.5))],
-                       "best_of_n_hit_rate_diff_95ci": [float(np.percentile(d_hit, 2.5)), float(np.percentile(d_hit, 97.5))]}
+bootstrap = paired_bootstrap(mr, lambda e: nested_by_id[id(e)], BASELINES)
+# finetune.py compares its model with this one on the same contexts.
+(BUILD / "head_nested_scores.json").write_text(json.dumps({str(i): [float(x) for x in s] for i, s in nested_scores.items()}))
 beats = {metric: all(baselines["verifier"][metric] > baselines[b][metric] for b in ("random", "longest_response", "asks_a_question"))
          for metric in ("pairwise_accuracy", "best_of_n_hit_rate")}
 

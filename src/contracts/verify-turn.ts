@@ -62,6 +62,12 @@ export const VerifyTurnResponseSchema = z
           score: z.number(),
           logit: z.number().describe('The model output before the sigmoid'),
           features: z.record(z.string(), z.number()).optional().describe('Hand features the model weighed, by name'),
+          dimensions: z
+            .record(z.string(), z.number().min(0).max(1))
+            .optional()
+            .describe(
+              'Predicted probability of each labelled quality of the candidate, by name (the default model: the eight MRBench dimensions, e.g. `reveals_answer`); see the model card',
+            ),
         }),
       )
       .describe('Per candidate, in request order: what the score is made of'),

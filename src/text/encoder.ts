@@ -4,7 +4,7 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { LRUCache } from 'lru-cache';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
-import { sessionOptions } from './onnx-session.js';
+import { paddedIds, sessionOptions } from './onnx-session.js';
 
 // A sentence encoder on onnxruntime-node: a directory with tokenizer.json, model.onnx and, optionally,
 // manifest.json. Without a manifest the directory is taken for a Hugging Face-style export (for example
@@ -178,22 +178,9 @@ export class SentenceEncoder {
   private async run(batch: number[][], want: 'tokens'): Promise<{ tokens: Float32Array; dims: readonly number[] }>;
   private async run(batch: number[][], want: 'sentence' | 'tokens'): Promise<{ sentence?: Float32Array; tokens?: Float32Array; dims: readonly number[] }> {
     const session = await this.getSession();
-    // At least one position, so an empty text is a fully masked row, as in the reference graph.
-    const length = Math.max(1, ...batch.map((ids) => ids.length));
-    const ids = new BigInt64Array(batch.length * length);
-    const mask = new BigInt64Array(batch.length * length);
-    batch.forEach((row, b) => {
-      row.forEach((id, t) => {
-        ids[b * length + t] = BigInt(id);
-        mask[b * length + t] = 1n;
-      });
-    });
-    const feeds: Record<string, ort.Tensor> = {
-      input_ids: new ort.Tensor('int64', ids, [batch.length, length]),
-      attention_mask: new ort.Tensor('int64', mask, [batch.length, length]),
-    };
-    if (session.inputNames.includes('token_type_ids'))
-      feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(batch.length * length), [batch.length, length]);
+    const { ids, mask } = paddedIds(batch);
+    const feeds: Record<string, ort.Tensor> = { input_ids: ids, attention_mask: mask };
+    if (session.inputNames.includes('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(ids.size), ids.dims);
     const name = want === 'sentence' ? this.manifest.outputs.sentence : (this.manifest.outputs.tokens ?? session.outputNames[0]);
     if (!name) throw new Error(`encoder ${this.manifest.name} declares no ${want} output`);
     const result = await session.run(feeds, [name]);

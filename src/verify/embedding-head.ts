@@ -1,15 +1,16 @@
 import { resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { SentenceEncoder } from '../text/encoder.js';
-import { sessionOptions } from '../text/onnx-session.js';
+import { paddedIds, sessionOptions } from '../text/onnx-session.js';
 import { fitContext, RESPONSE_FEATURE_NAMES, responseFeatures, taskText } from './format.js';
 import type { EmbeddingHeadManifest } from './manifest.js';
 import { sigmoid, type EncoderAt, type TurnVerifier, type Verification, type VerifyInput } from './model.js';
 
 /**
- * The default verifier: an ONNX head over sentence embeddings. Inputs response [n, d], context [1, d],
- * task [1, d] and extra [n, k] (hand features); output logit [n, 1]. The task and the context are
- * embedded once per request, whatever the number of candidates.
+ * An ONNX head over sentence embeddings. Inputs context [1, d], task [1, d], extra [n, k] (hand features)
+ * and the candidates, either as embeddings (response [n, d]) or, for a model with its own fine-tuned
+ * candidate encoder, as token ids (response_ids, response_mask [n, L]); outputs logit [n, 1] and, when the
+ * manifest names them, dimensions [n, m]. The task and the context are embedded once per request.
  */
 export class EmbeddingHeadVerifier implements TurnVerifier {
   readonly info;
@@ -25,9 +26,12 @@ export class EmbeddingHeadVerifier implements TurnVerifier {
   static async load(dir: string, manifest: EmbeddingHeadManifest, encoderAt: EncoderAt, threads = 0): Promise<EmbeddingHeadVerifier> {
     const encoder = await encoderAt(resolve(dir, manifest.encoder));
     const session = await ort.InferenceSession.create(resolve(dir, manifest.model), sessionOptions(threads));
-    const missing = ['response', 'context', 'task', 'extra'].filter((n) => !session.inputNames.includes(n));
+    const response = manifest.response_input === 'tokens' ? ['response_ids', 'response_mask'] : ['response'];
+    const missing = [...response, 'context', 'task', 'extra'].filter((n) => !session.inputNames.includes(n));
     if (missing.length) throw new Error(`the head has no input ${missing.join(', ')}`);
-    if (!session.outputNames.includes('logit')) throw new Error('the head has no output "logit"');
+    const outputs = ['logit', ...(manifest.dimensions.length ? ['dimensions'] : [])];
+    const absent = outputs.filter((n) => !session.outputNames.includes(n));
+    if (absent.length) throw new Error(`the head has no output ${absent.map((n) => `"${n}"`).join(', ')}`);
     // The head was trained on the hand features of one version of responseFeatures: the same must be served.
     if (manifest.extra_features.join() !== RESPONSE_FEATURE_NAMES.join()) {
       throw new Error(
@@ -40,30 +44,30 @@ export class EmbeddingHeadVerifier implements TurnVerifier {
   async verify({ task, context, candidates }: VerifyInput): Promise<Verification> {
     const taskIn = taskText(task);
     const ctx = fitContext(context, this.manifest.context_chars, (text) => !this.encoder.encode(text).truncated);
-    const [t, c, ...r] = await this.encoder.embed([taskIn, ctx.text, ...candidates]);
+    const tokens = this.manifest.response_input === 'tokens';
+    const [t, c, ...r] = await this.encoder.embed(tokens ? [taskIn, ctx.text] : [taskIn, ctx.text, ...candidates]);
     const d = t!.length;
     const n = candidates.length;
-    const response = new Float32Array(n * d);
-    r.forEach((v, i) => {
-      response.set(v, i * d);
-    });
     const names = this.manifest.extra_features;
     const extras = candidates.map((text) => responseFeatures(text, task));
+    const dims = this.manifest.dimensions;
     const out = await this.session.run(
       {
-        response: new ort.Tensor('float32', response, [n, d]),
+        ...(tokens ? this.candidateTokens(candidates) : { response: embeddings(r, d) }),
         context: new ort.Tensor('float32', c!, [1, d]),
         task: new ort.Tensor('float32', t!, [1, d]),
         extra: new ort.Tensor('float32', Float32Array.from(extras.flat()), [n, names.length]),
       },
-      ['logit'],
+      dims.length ? ['logit', 'dimensions'] : ['logit'],
     );
     const logits = out.logit!.data as Float32Array;
+    const probabilities = out.dimensions?.data as Float32Array | undefined;
     return {
       candidates: candidates.map((_, i) => ({
         score: sigmoid(logits[i]!),
         logit: logits[i]!,
         features: Object.fromEntries(names.map((name, k) => [name, extras[i]![k]!])),
+        ...(probabilities && { dimensions: Object.fromEntries(dims.map((name, k) => [name, probabilities[i * dims.length + k]!])) }),
       })),
       truncated: {
         task: this.encoder.encode(taskIn).truncated,
@@ -72,4 +76,18 @@ export class EmbeddingHeadVerifier implements TurnVerifier {
       },
     };
   }
+
+  /** The candidates as the model's own encoder reads them: the shared tokenizer's ids, padded. */
+  private candidateTokens(candidates: readonly string[]): Record<string, ort.Tensor> {
+    const { ids, mask } = paddedIds(candidates.map((text) => this.encoder.encode(text).ids));
+    return { response_ids: ids, response_mask: mask };
+  }
 }
+
+const embeddings = (vectors: Float32Array[], d: number): ort.Tensor => {
+  const flat = new Float32Array(vectors.length * d);
+  vectors.forEach((v, i) => {
+    flat.set(v, i * d);
+  });
+  return new ort.Tensor('float32', flat, [vectors.length, d]);
+};

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 
 // A verifier directory holds manifest.json and the files it names. Two kinds:
-// - embedding-head: a small ONNX head over sentence embeddings of the response, the context and the task
-//   (the default model trained in training/), with the encoder directory it was trained with;
+// - embedding-head: an ONNX head over the response, the context and the task as sentence embeddings, with
+//   the encoder directory it was trained with; the response may instead enter as token ids, through the
+//   model's own fine-tuned encoder (the default model, trained in training/);
 // - cross-encoder: a transformer exported to ONNX that reads the task, context and response as one token
 //   sequence (Traver's template) and outputs one logit, served from its tokenizer.json.
 const Common = {
@@ -20,6 +21,14 @@ const EmbeddingHeadManifestSchema = z.object({
   context_chars: z.number().int().positive(),
   /** Names of the hand features `responseFeatures` returns, in the order of the head's `extra` input. */
   extra_features: z.array(z.string()),
+  /**
+   * What the model reads of each candidate: its sentence embedding from the encoder (`response`), or its
+   * token ids from the encoder's tokenizer (`response_ids`, `response_mask`) when the model carries its
+   * own fine-tuned copy of the encoder for candidates.
+   */
+  response_input: z.enum(['embedding', 'tokens']).default('embedding'),
+  /** Names of the columns of the model's `dimensions` output (one probability per labelled quality). */
+  dimensions: z.array(z.string().min(1)).default([]),
 });
 
 const CrossEncoderManifestSchema = z.object({

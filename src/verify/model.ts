@@ -14,6 +14,8 @@ interface CandidateScore {
   score: number;
   logit: number;
   features?: Record<string, number>;
+  /** Predicted probability of each labelled quality (e.g. reveals_answer), when the model has them. */
+  dimensions?: Record<string, number>;
 }
 
 export interface Verification {

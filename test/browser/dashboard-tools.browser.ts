@@ -10,7 +10,7 @@ import { pageErrors, serviceAndBrowser } from '../support/browser.js';
 const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR;
 
 type Turn = { role: 'tutor' | 'student'; text: string };
-type VerifyAnswer = { ranking: number[]; scores: number[]; candidates: { features?: Record<string, number> }[] };
+type VerifyAnswer = { ranking: number[]; scores: number[]; candidates: { features?: Record<string, number>; dimensions?: Record<string, number> }[] };
 type TraceAnswer = { kcs: { id: string; status: string; evidence: { turn: number }[] }[]; turns_total: number };
 type Pair = {
   task: string;
@@ -91,7 +91,8 @@ t.test('dashboard: verifier playground and knowledge trace', async (t) => {
         rank: li.querySelector('.rank')?.textContent,
         score: li.querySelector('.score')?.textContent,
         text: li.querySelector('.cand-text')?.textContent,
-        features: li.querySelectorAll('.feature').length,
+        features: li.querySelectorAll('.features:not(.dimensions) .feature').length,
+        dimensions: Array.from(li.querySelectorAll('.dimensions .feature dd'), (d) => d.textContent),
       })),
     );
 
@@ -120,6 +121,12 @@ t.test('dashboard: verifier playground and knowledge trace', async (t) => {
       direct.ranking.map((i) => Object.keys(direct.candidates[i]!.features ?? {}).length),
       'one bar per feature the API explains the candidate with',
     );
+    t.same(
+      shown.map((s) => s.dimensions),
+      direct.ranking.map((i) => Object.values(direct.candidates[i]!.dimensions!).map((p) => p.toFixed(2))),
+      "and one per predicted quality, with the API's probability",
+    );
+    t.ok(shown.every((s) => s.dimensions.length === 8));
     t.same(errors, [], 'no console errors');
     if (SCREENSHOT_DIR) await page.screenshot({ path: join(SCREENSHOT_DIR, 'dashboard-verify.png'), fullPage: true });
 

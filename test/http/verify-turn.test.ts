@@ -2,10 +2,11 @@ import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { VERIFY_LIMITS } from '../../src/contracts/verify-turn.js';
 import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
+import { VERIFY_LIMITS, VerifyTurnRequestSchema } from '../../src/contracts/verify-turn.js';
 import { testApp } from '../support/app.js';
 
+const EXAMPLE_VERIFY_REQUEST = (VerifyTurnRequestSchema.meta()!.examples as object[])[0]!;
 const BYO = fileURLToPath(new URL('../fixtures/tiny-cross-encoder', import.meta.url));
 const request = {
   task: { description: 'python code', solution_steps: ['loop'] },
@@ -39,6 +40,21 @@ t.test('POST /verify-turn ranks the candidates with the configured verifier', as
 
   const ready = await app.inject({ method: 'GET', url: '/ready' });
   t.same(ready.json().capabilities.verify_turn, { ready: true, reason: 'ok' });
+});
+
+t.test('POST /verify-turn with the default model explains each candidate by its predicted dimensions', async (t) => {
+  const app = await testApp();
+  t.teardown(() => app.close());
+  const res = await app.inject({ method: 'POST', url: '/verify-turn', payload: EXAMPLE_VERIFY_REQUEST });
+  t.equal(res.statusCode, 200);
+  const { candidates } = res.json() as { candidates: { dimensions: Record<string, number>; features: Record<string, number> }[] };
+  for (const c of candidates) {
+    t.equal(Object.keys(c.dimensions).length, 8);
+    t.ok(Object.values(c.dimensions).every((p) => p >= 0 && p <= 1));
+    t.ok('reveals_final_answer' in c.features);
+  }
+  // The example's first candidate states the answer; the second asks a question.
+  t.ok(candidates[0]!.dimensions.reveals_answer! > candidates[1]!.dimensions.reveals_answer!);
 });
 
 t.test('POST /verify-turn: bad requests are 400s naming the field', async (t) => {

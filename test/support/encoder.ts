@@ -6,3 +6,14 @@ const USE_LITE_DIR = fileURLToPath(new URL('../../models/use-lite', import.meta.
 export function useLite(cacheSize = 1000) {
   return SentenceEncoder.fromDirectory(USE_LITE_DIR, { cacheSize, batchSize: 32 });
 }
+
+/** Records the texts of every `embed` call the encoder gets from now on, one array per call. */
+export function recordEmbeds(encoder: SentenceEncoder): string[][] {
+  const calls: string[][] = [];
+  const embed = encoder.embed.bind(encoder);
+  encoder.embed = async (texts) => {
+    calls.push([...texts]);
+    return embed(texts);
+  };
+  return calls;
+}

@@ -1,43 +1,129 @@
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { VerifyInput } from '../../src/verify/model.js';
+import { fitContext, taskText } from '../../src/verify/format.js';
 import { loadVerifier } from '../../src/verify/verifier.js';
-import { useLite } from '../support/encoder.js';
+import { recordEmbeds, useLite } from '../support/encoder.js';
 
-// The shipped verifier, served as the service serves it, must give the scores training computed for the
-// same client requests (models/verifier/expected.json, written by training/train.py from its numpy model).
-const DIR = fileURLToPath(new URL('../../models/verifier', import.meta.url));
-const expected = JSON.parse(readFileSync(`${DIR}/expected.json`, 'utf8')) as { request: VerifyInput; scores: number[] }[];
+// Each shipped verifier, served as the service serves it, must give the scores training computed for the
+// same client requests (expected.json beside the model, written by training/finetune.py and train.py).
+const dirOf = (name: string) => fileURLToPath(new URL(`../../models/${name}`, import.meta.url));
+interface Expected {
+  request: VerifyInput;
+  scores: number[];
+  dimensions?: number[][];
+  preprocessing?: { task: string; context: string; candidate_ids: number[][] };
+}
+const expectedOf = (name: string) => JSON.parse(readFileSync(`${dirOf(name)}/expected.json`, 'utf8')) as Expected[];
+const manifestOf = (name: string) =>
+  JSON.parse(readFileSync(`${dirOf(name)}/manifest.json`, 'utf8')) as {
+    name: string;
+    version: string;
+    dimensions?: string[];
+    context_chars: number;
+    response_input?: 'embedding' | 'tokens';
+  };
+const worstGap = (got: number[], want: number[]) => Math.max(...got.map((s, i) => Math.abs(s - want[i]!)));
 
-t.test('the shipped verifier reproduces its training-time scores on fixed requests', async (t) => {
-  const encoder = useLite();
-  const v = await loadVerifier(DIR, () => encoder);
-  t.match(v.info, { name: 'traver-use-lite-head', kind: 'embedding-head' });
-  t.ok(expected.length >= 5, 'MathDial, MRBench and Bridge requests');
-  for (const { request, scores } of expected) {
-    const got = (await v.verify(request)).candidates.map((c) => c.score);
-    t.equal(got.length, scores.length);
-    const worst = Math.max(...got.map((s, i) => Math.abs(s - scores[i]!)));
-    t.ok(worst < 1e-4, `max |served − trained| = ${worst.toExponential(2)}`);
+for (const name of ['verifier', 'verifier-head']) {
+  t.test(`models/${name} reproduces its training-time scores on fixed requests`, async (t) => {
+    const encoder = useLite();
+    const v = await loadVerifier(dirOf(name), () => encoder);
+    const { name: model, version } = manifestOf(name);
+    t.same(v.info, { name: model, version, kind: 'embedding-head' });
+    const expected = expectedOf(name);
+    const dims = manifestOf(name).dimensions ?? [];
+    t.ok(expected.length >= 5, 'MathDial, MRBench and Bridge requests');
+    for (const { request, scores, dimensions } of expected) {
+      const got = (await v.verify(request)).candidates;
+      t.equal(got.length, scores.length);
+      const worst = worstGap(
+        got.map((c) => c.score),
+        scores,
+      );
+      t.ok(worst < 1e-4, `max |served − trained| = ${worst.toExponential(2)}`);
+      if (dimensions) {
+        const served = got.flatMap((c) => dims.map((d) => c.dimensions![d]!));
+        const gap = worstGap(served, dimensions.flat());
+        t.ok(gap < 1e-4, `dimensions: max |served − trained| = ${gap.toExponential(2)}`);
+      } else t.equal(got[0]!.dimensions, undefined, 'no dimensions from a model without them');
+    }
+  });
+}
+
+t.test('the default model is served the text and token ids it was trained on, byte for byte', async (t) => {
+  const encoder = await useLite();
+  const { context_chars } = manifestOf('verifier');
+  const expected = expectedOf('verifier');
+  t.ok(expected.every((e) => e.preprocessing));
+  for (const { request, preprocessing } of expected) {
+    t.equal(taskText(request.task), preprocessing!.task);
+    t.equal(fitContext(request.context, context_chars, (text) => !encoder.encode(text).truncated).text, preprocessing!.context);
+    t.same(
+      request.candidates.map((c) => encoder.encode(c).ids),
+      preprocessing!.candidate_ids,
+    );
   }
 });
 
-t.test('the task and the dialogue are embedded once per request, with the candidates', async (t) => {
+t.test('the default model names the eight MRBench dimensions and returns each in [0, 1]', async (t) => {
+  const dims = manifestOf('verifier').dimensions!;
+  t.same(dims, [
+    'mistake_identification',
+    'mistake_location',
+    'reveals_answer',
+    'providing_guidance',
+    'actionability',
+    'coherence',
+    'encouraging_tone',
+    'humanlike',
+  ]);
   const encoder = await useLite();
-  const calls: string[][] = [];
-  const embed = encoder.embed.bind(encoder);
-  encoder.embed = async (texts) => {
-    calls.push([...texts]);
-    return embed(texts);
+  const v = await loadVerifier(dirOf('verifier'), async () => encoder);
+  const task = { description: 'Natalia sold 48 clips in April and half as many in May. How many in all?', solution_steps: ['48 / 2 = 24', '48 + 24 = 72'] };
+  const context = [{ role: 'student' as const, text: 'I think she sold 48 + 48 = 96 clips.' }];
+  const { candidates } = await v.verify({ task, context, candidates: ['The answer is 72.', 'How many clips did she sell in May, if it was half of April?'] });
+  for (const c of candidates) {
+    t.same(Object.keys(c.dimensions!), dims);
+    t.ok(Object.values(c.dimensions!).every((p) => p >= 0 && p <= 1));
+  }
+  t.ok(candidates[0]!.dimensions!.reveals_answer! > candidates[1]!.dimensions!.reveals_answer!, 'stating the answer reveals it more than a question');
+});
+
+t.test('the task and the dialogue are embedded once per request, the candidates by the shared encoder or the model', async (t) => {
+  const encoder = await useLite();
+  const calls = recordEmbeds(encoder);
+  for (const name of ['verifier', 'verifier-head']) {
+    const perCandidate = manifestOf(name).response_input !== 'tokens';
+    const v = await loadVerifier(dirOf(name), async () => encoder);
+    calls.length = 0;
+    const { request } = expectedOf(name).find((e) => e.request.candidates.length > 3)!;
+    const result = await v.verify(request);
+    t.equal(calls.length, 1, `${name}: one encoder call`);
+    t.same(calls[0]!.slice(2), perCandidate ? request.candidates : [], `${name}: the candidates embedded by the shared encoder or not`);
+    t.equal(result.candidates.length, request.candidates.length);
+    t.match(result.candidates[0]!.features, { asks_question: Number, reveals_final_answer: Number });
+  }
+});
+
+t.test('an embedding head whose manifest promises inputs or outputs the model lacks is refused at load', async (t) => {
+  const encoder = await useLite();
+  const reason = async (edit: (m: Record<string, unknown>) => void) => {
+    const dir = mkdtempSync(join(tmpdir(), 'head-'));
+    cpSync(dirOf('verifier-head'), dir, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+    edit(manifest);
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+    return loadVerifier(dir, async () => encoder).then(
+      () => 'loaded',
+      (e: Error) => e.message,
+    );
   };
-  const v = await loadVerifier(DIR, async () => encoder);
-  calls.length = 0;
-  const { request } = expected.find((e) => e.request.candidates.length > 3)!;
-  const result = await v.verify(request);
-  t.equal(calls.length, 1, 'one encoder call');
-  t.equal(calls[0]!.length, 2 + request.candidates.length, 'task + dialogue + each candidate');
-  t.same(calls[0]!.slice(2), request.candidates);
-  t.equal(result.candidates.length, request.candidates.length);
-  t.match(result.candidates[0]!.features, { asks_question: Number, reveals_final_answer: Number });
+  t.equal(await reason(() => {}), 'loaded');
+  t.match(await reason((m) => (m.response_input = 'tokens')), /the head has no input response_ids, response_mask/);
+  t.match(await reason((m) => (m.dimensions = ['reveals_answer'])), /the head has no output "dimensions"/);
+  t.match(await reason((m) => (m.response_input = 'characters')), /manifest\.json: response_input: /);
 });

@@ -56,11 +56,20 @@ const FEATURE_LABELS = {
   invites_action: 'invites an action',
   shows_calculation: 'shows a calculation',
   reveals_final_answer: 'reveals the final answer',
+  // The default model's predicted qualities (MRBench's labelled dimensions).
+  mistake_identification: 'identifies the mistake',
+  mistake_location: 'locates the mistake',
+  reveals_answer: 'reveals the answer',
+  providing_guidance: 'gives guidance',
+  actionability: 'actionable',
+  coherence: 'coherent',
+  encouraging_tone: 'encouraging tone',
+  humanlike: 'human-like',
 };
 
 /** One labelled bar per feature; a feature that is 0 or 1 for every candidate reads yes / no. */
-function featureList(features, scale) {
-  const list = el('dl', undefined, 'features');
+function featureList(features, scale, className = 'features') {
+  const list = el('dl', undefined, className);
   for (const [name, value] of Object.entries(features)) {
     const row = el('div', undefined, 'feature');
     const label = el('dt', FEATURE_LABELS[name] ?? name.replaceAll('_', ' '));
@@ -78,6 +87,8 @@ function featureList(features, scale) {
   }
   return list;
 }
+
+const PROBABILITY = new Proxy({}, { get: () => ({ max: 1, binary: false }) });
 
 function showResult(request, res) {
   const ranking = field('ranking');
@@ -113,13 +124,19 @@ function showResult(request, res) {
     if (cut.has(index)) head.append(el('span', 'cut to fit the model input', 'pill bad'));
     const text = el('p', request.candidates[index], 'cand-text');
     item.append(head, text);
+    if (c.dimensions) item.append(featureList(c.dimensions, PROBABILITY, 'features dimensions'));
     if (c.features) item.append(featureList(c.features, scale));
     ranking.append(item);
   });
   const m = res.model;
   const notes = [`${m.name} ${m.version} (${m.kind}) · ${res.candidates.length} candidates scored in ${fmt(res.latency_ms, 0)} ms.`];
+  if (res.candidates.some((c) => c.dimensions)) {
+    notes.push("First bars: the model's predicted probability of each quality human raters labelled (MRBench's dimensions).");
+  }
   if (withFeatures.length) {
-    notes.push('Bars: the hand features the model weighs beside the sentence embeddings — their values (scaled to the largest), not their share of the score.');
+    notes.push(
+      'Plain bars: the hand features the model weighs beside the sentence embeddings — their values (scaled to the largest), not their share of the score.',
+    );
   } else notes.push('This model gives no per-candidate features: the score and its logit are all it explains.');
   if (res.truncated.task) notes.push('The task was cut to fit the model input.');
   if (res.truncated.context) notes.push('Older dialogue was cut to fit the model input.');

@@ -1,0 +1,93 @@
+"""Held-out measures shared by the two verifier trainers (train.py: the embedding head; finetune.py: the
+fine-tuned encoder): conversation folds, MRBench pairwise accuracy and best-of-N hit rate, ROC AUC, and
+the paired bootstrap over contexts."""
+
+import numpy as np
+
+SEED = 13
+
+
+def label(x):
+    return {"Yes": 1.0, "To some extent": 0.5}.get(x, 0.0)
+
+
+def both_yes(c):
+    return c["pg"] == "Yes" and c["act"] == "Yes"
+
+
+def folds(groups, k=5, seed=SEED):
+    uniq = sorted(set(groups))
+    rng = np.random.default_rng(seed)
+    rng.shuffle(uniq)
+    return {g: i % k for i, g in enumerate(uniq)}
+
+
+def mrbench_metrics(exs, score_fn):
+    """Pairwise accuracy over pairs whose PG or Actionability labels differ (the better pair member has
+    the higher PG + Actionability; pairs better on one and worse on the other are skipped), and the
+    best-of-N hit rate (the top candidate has PG = Yes and Actionability = Yes); ties count by expectation."""
+    correct, pairs, hits = 0.0, 0, 0.0
+    for e in exs:
+        cands = e["candidates"]
+        s = score_fn(e)
+        q = [label(c["pg"]) + label(c["act"]) for c in cands]
+        for i in range(len(cands)):
+            for j in range(i + 1, len(cands)):
+                if (cands[i]["pg"], cands[i]["act"]) == (cands[j]["pg"], cands[j]["act"]) or q[i] == q[j]:
+                    continue
+                better, worse = (i, j) if q[i] > q[j] else (j, i)
+                pairs += 1
+                correct += 1.0 if s[better] > s[worse] else 0.5 if s[better] == s[worse] else 0.0
+        top = [i for i in range(len(cands)) if s[i] == max(s)]
+        hits += np.mean([1.0 if both_yes(cands[i]) else 0.0 for i in top])
+    return {"pairwise_accuracy": correct / pairs, "pairs": pairs, "best_of_n_hit_rate": hits / len(exs), "contexts": len(exs)}
+
+
+def criterion(m):
+    return m["pairwise_accuracy"] + m["best_of_n_hit_rate"]
+
+
+def roc_auc(scores, labels):
+    order = np.argsort(scores, kind="stable")
+    ranks = np.empty(len(scores))
+    s = np.asarray(scores)[order]
+    i = 0
+    while i < len(s):  # average ranks over ties
+        j = i
+        while j + 1 < len(s) and s[j + 1] == s[i]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    labels = np.asarray(labels)
+    pos, neg = labels.sum(), len(labels) - labels.sum()
+    return float((ranks[labels == 1].sum() - pos * (pos + 1) / 2) / (pos * neg))
+
+
+# Scorers that need no training, evaluated on every context.
+BASELINES = {
+    "random": lambda e: [0.0] * len(e["candidates"]),
+    "longest_response": lambda e: [c["length"] for c in e["candidates"]],
+    "asks_a_question": lambda e: [1.0 if "?" in c["text"] else 0.0 for c in e["candidates"]],
+}
+
+
+def context_parts(e, s):
+    """One context's (correct pairs, pairs, hit) as mrbench_metrics counts them, for the paired bootstrap."""
+    m = mrbench_metrics([e], lambda _: s)  # every MRBench V1 context has at least one counted pair
+    return (m["pairwise_accuracy"] * m["pairs"], m["pairs"], m["best_of_n_hit_rate"])
+
+
+def paired_bootstrap(exs, mine, others, resamples=2000, seed=SEED):
+    """95% intervals of (mine − other) over contexts resampled with replacement, for each other scorer.
+    `mine` and each of `others` map a context to its candidates' scores."""
+    per = lambda fn: np.array([context_parts(e, fn(e)) for e in exs])
+    v = per(mine)
+    samples = np.random.default_rng(seed).integers(0, len(exs), size=(resamples, len(exs)))
+    out = {}
+    for name, fn in others.items():
+        o = per(fn)
+        d_pair = v[samples, 0].sum(1) / v[samples, 1].sum(1) - o[samples, 0].sum(1) / o[samples, 1].sum(1)
+        d_hit = v[samples, 2].mean(1) - o[samples, 2].mean(1)
+        out[name] = {"pairwise_accuracy_diff_95ci": [float(np.percentile(d_pair, 2.5)), float(np.percentile(d_pair, 97.5))],
+                     "best_of_n_hit_rate_diff_95ci": [float(np.percentile(d_hit, 2.5)), float(np.percentile(d_hit, 97.5))]}
+    return out
