@@ -43,6 +43,21 @@ def mrbench_metrics(exs, score_fn):
     return {"pairwise_accuracy": correct / pairs, "pairs": pairs, "best_of_n_hit_rate": hits / len(exs), "contexts": len(exs)}
 
 
+def held_out_metrics(examples, scores):
+    """mrbench_metrics of the MRBench examples in `scores` (example index -> its candidates' scores)."""
+    by_id = {id(examples[i]): list(s) for i, s in scores.items()}
+    return mrbench_metrics([examples[i] for i in sorted(scores)], lambda e: by_id[id(e)])
+
+
+def linked_mrbench(examples, mr_idx):
+    """MathDial/Bridge group -> the MRBench groups of the same conversation (`linked` in examples.json)."""
+    out = {}
+    for i in mr_idx:
+        for g in examples[i].get("linked", []):
+            out.setdefault(g, set()).add(examples[i]["group"])
+    return out
+
+
 def criterion(m):
     return m["pairwise_accuracy"] + m["best_of_n_hit_rate"]
 

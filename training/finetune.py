@@ -42,7 +42,8 @@ import torch
 from torch import nn
 
 import report
-from evaluation import BASELINES, SEED, both_yes, criterion, folds, label, mrbench_metrics, paired_bootstrap, roc_auc
+from evaluation import (BASELINES, SEED, both_yes, criterion, folds, held_out_metrics, label, linked_mrbench, mrbench_metrics,
+                        paired_bootstrap, roc_auc)
 from use_lite import UseLite, batch_ids, onnx_weights, parity
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,10 +78,7 @@ examples = data["examples"]
 K = len(data["extra_names"])
 group = [e["group"] for e in examples]
 MD, MR, BR = ([i for i, e in enumerate(examples) if e["source"] == s] for s in ("mathdial", "mrbench", "bridge"))
-linked_mr = {}  # MathDial/Bridge group -> the MRBench groups of the same conversation
-for i in MR:
-    for g in examples[i].get("linked", []):
-        linked_mr.setdefault(g, set()).add(group[i])
+linked_mr = linked_mrbench(examples, MR)
 
 base = UseLite()
 cos = parity(base, IDS[:256], V[:256].numpy())
@@ -260,8 +258,8 @@ def train(pool, epochs, on_epoch=None, seed=SEED):
 
 
 def evaluate(scores, idx):
-    by_id = {id(examples[i]): list(scores[i][:, 0]) for i in idx}
-    return mrbench_metrics([examples[i] for i in idx], lambda e: by_id[id(e)])
+    """MRBench measures of the turn-value column of `scores` (example index -> [n, 1 + D] logits)."""
+    return held_out_metrics(examples, {i: scores[i][:, 0] for i in idx})
 
 
 def dialogue_auc(scores, idx):

@@ -44,7 +44,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from evaluation import BASELINES, SEED, both_yes, criterion, folds, label, mrbench_metrics, paired_bootstrap, roc_auc
+from evaluation import (BASELINES, SEED, both_yes, criterion, folds, held_out_metrics, label, linked_mrbench, mrbench_metrics,
+                        paired_bootstrap, roc_auc)
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "training" / "build"
@@ -161,10 +162,7 @@ SOURCES = ("mathdial", "mrbench", "bridge")
 idx_of = {s: [i for i, e in enumerate(examples) if e["source"] == s] for s in SOURCES}
 MD, MR, BR = idx_of["mathdial"], idx_of["mrbench"], idx_of["bridge"]
 group = [e["group"] for e in examples]
-linked_mr = {}  # MathDial/Bridge group -> the MRBench groups of the same conversation
-for i in MR:
-    for g in examples[i].get("linked", []):
-        linked_mr.setdefault(g, set()).add(group[i])
+linked_mr = linked_mrbench(examples, MR)
 
 
 def mr_scores(params, mr_train, mr_held):
@@ -188,9 +186,7 @@ def cv(params, mr_idx, k, seed=SEED):
 
 
 def evaluate(out):
-    order = sorted(out)
-    scores = {id(examples[i]): list(out[i]) for i in order}
-    return mrbench_metrics([examples[i] for i in order], lambda e: scores[id(e)])
+    return held_out_metrics(examples, out)
 
 
 # 1. Plain 5-fold CV of every grid point (the grid point shipped is the best here; its figures are optimistic).

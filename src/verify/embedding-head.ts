@@ -51,9 +51,16 @@ export class EmbeddingHeadVerifier implements TurnVerifier {
     const names = this.manifest.extra_features;
     const extras = candidates.map((text) => responseFeatures(text, task));
     const dims = this.manifest.dimensions;
+    // Each candidate is tokenized once, for the model's own encoder (tokens) and for `truncated`.
+    const encoded = candidates.map((text) => this.encoder.encode(text));
+    let response: Record<string, ort.Tensor>;
+    if (tokens) {
+      const { ids, mask } = paddedIds(encoded.map((e) => e.ids));
+      response = { response_ids: ids, response_mask: mask };
+    } else response = { response: embeddings(r, d) };
     const out = await this.session.run(
       {
-        ...(tokens ? this.candidateTokens(candidates) : { response: embeddings(r, d) }),
+        ...response,
         context: new ort.Tensor('float32', c!, [1, d]),
         task: new ort.Tensor('float32', t!, [1, d]),
         extra: new ort.Tensor('float32', Float32Array.from(extras.flat()), [n, names.length]),
@@ -72,15 +79,9 @@ export class EmbeddingHeadVerifier implements TurnVerifier {
       truncated: {
         task: this.encoder.encode(taskIn).truncated,
         context: ctx.truncated,
-        candidates: candidates.flatMap((text, i) => (this.encoder.encode(text).truncated ? [i] : [])),
+        candidates: encoded.flatMap((e, i) => (e.truncated ? [i] : [])),
       },
     };
-  }
-
-  /** The candidates as the model's own encoder reads them: the shared tokenizer's ids, padded. */
-  private candidateTokens(candidates: readonly string[]): Record<string, ort.Tensor> {
-    const { ids, mask } = paddedIds(candidates.map((text) => this.encoder.encode(text).ids));
-    return { response_ids: ids, response_mask: mask };
   }
 }
 

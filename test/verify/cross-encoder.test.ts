@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,7 @@ import t from 'tap';
 import { fill, traverFields } from '../../src/verify/cross-encoder.js';
 import { sigmoid, type EncoderAt } from '../../src/verify/model.js';
 import { loadVerifier } from '../../src/verify/verifier.js';
+import { copyWithManifest } from '../support/model-dir.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/tiny-cross-encoder', import.meta.url));
 const weights = JSON.parse(readFileSync(join(FIXTURE, 'weights.json'), 'utf8')) as { E: number[]; T: number[]; B: number };
@@ -19,15 +20,7 @@ function expectedLogit(first: string[], second: string[]): number {
   return sum / rows.length + weights.B;
 }
 
-function copyWith(edit: (manifest: Record<string, unknown>) => void, files: Record<string, Buffer | string> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'byo-verifier-'));
-  cpSync(FIXTURE, dir, { recursive: true });
-  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
-  edit(manifest);
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
-  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
-  return dir;
-}
+const copyWith = (edit: (manifest: Record<string, unknown>) => void, files: Record<string, Buffer | string> = {}) => copyWithManifest(FIXTURE, edit, files);
 
 t.test("Traver's template fields", async (t) => {
   const fields = traverFields({ description: 'Sum a list.', code_context: 'def f(xs):', dependencies: ['builtins.sum'], solution_steps: ['Loop.', 'Add.'] }, [

@@ -1,12 +1,11 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { VerifyInput } from '../../src/verify/model.js';
 import { fitContext, taskText } from '../../src/verify/format.js';
 import { loadVerifier } from '../../src/verify/verifier.js';
 import { recordEmbeds, useLite } from '../support/encoder.js';
+import { copyWithManifest } from '../support/model-dir.js';
 
 // Each shipped verifier, served as the service serves it, must give the scores training computed for the
 // same client requests (expected.json beside the model, written by training/finetune.py and train.py).
@@ -111,17 +110,11 @@ t.test('the task and the dialogue are embedded once per request, the candidates 
 
 t.test('an embedding head whose manifest promises inputs or outputs the model lacks is refused at load', async (t) => {
   const encoder = await useLite();
-  const reason = async (edit: (m: Record<string, unknown>) => void) => {
-    const dir = mkdtempSync(join(tmpdir(), 'head-'));
-    cpSync(dirOf('verifier-head'), dir, { recursive: true });
-    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
-    edit(manifest);
-    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
-    return loadVerifier(dir, async () => encoder).then(
+  const reason = async (edit: (m: Record<string, unknown>) => void) =>
+    loadVerifier(copyWithManifest(dirOf('verifier-head'), edit), async () => encoder).then(
       () => 'loaded',
       (e: Error) => e.message,
     );
-  };
   t.equal(await reason(() => {}), 'loaded');
   t.match(await reason((m) => (m.response_input = 'tokens')), /the head has no input response_ids, response_mask/);
   t.match(await reason((m) => (m.dimensions = ['reveals_answer'])), /the head has no output "dimensions"/);

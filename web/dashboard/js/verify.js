@@ -88,7 +88,8 @@ function featureList(features, scale, className = 'features') {
   return list;
 }
 
-const PROBABILITY = new Proxy({}, { get: () => ({ max: 1, binary: false }) });
+// A probability's bar is its value: on a fixed 0–1 scale, never read as yes / no.
+const PROBABILITY = { max: 1, binary: false };
 
 function showResult(request, res) {
   const ranking = field('ranking');
@@ -124,7 +125,10 @@ function showResult(request, res) {
     if (cut.has(index)) head.append(el('span', 'cut to fit the model input', 'pill bad'));
     const text = el('p', request.candidates[index], 'cand-text');
     item.append(head, text);
-    if (c.dimensions) item.append(featureList(c.dimensions, PROBABILITY, 'features dimensions'));
+    if (c.dimensions) {
+      const scale = Object.fromEntries(Object.keys(c.dimensions).map((name) => [name, PROBABILITY]));
+      item.append(featureList(c.dimensions, scale, 'features dimensions'));
+    }
     if (c.features) item.append(featureList(c.features, scale));
     ranking.append(item);
   });
