@@ -1,4 +1,4 @@
-import type { Topology } from '../plan/graph.js';
+import type { Topology } from '../contracts/results.js';
 import { VIOLATION_CODES, type GateClass, type ViolationCode } from '../contracts/violations.js';
 import type { RecordResult } from './evaluate.js';
 import { QuantileSketch, type QuantileSummary } from './quantiles.js';

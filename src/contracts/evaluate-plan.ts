@@ -3,7 +3,7 @@ import { DeadlineMsSchema } from './options.js';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE } from './examples.js';
 import { PaletteSchema, PHASES } from './palette.js';
 import { ProfileSchema } from './profile.js';
-import { PhaseSummarySchema, TopologySchema, ViolationSchema } from './results.js';
+import { PhaseSummarySchema, SignalHitSchema, TopologySchema, ViolationSchema } from './results.js';
 import { CompletionSchema } from './score-plan.js';
 
 const EVALUATE_PLAN_LIMITS = { maxPlans: 32, maxGedTimeoutMs: 10_000 } as const;
@@ -36,51 +36,82 @@ export const EvaluatePlanRequestSchema = z
   .strict()
   .meta({ id: 'EvaluatePlanRequest', examples: [{ plans: [{ plan: EXAMPLE_PLAN, profile: EXAMPLE_PROFILE }], gold: EXAMPLE_PLAN }] });
 
-const Hit = z.object({ id: z.string(), label: z.string(), sources: z.array(z.string()), matched: z.array(z.string()).optional() });
 /** The three cosine checks of a tool binding (PersonalPlan A.4, TBQ). */
 export const BINDING_CHECKS = ['role_subtask', 'tool_role', 'tool_instruction'] as const;
 export type BindingCheck = (typeof BINDING_CHECKS)[number];
 const perCheck = <T extends z.ZodType>(value: T) => z.object(Object.fromEntries(BINDING_CHECKS.map((c) => [c, value])) as Record<BindingCheck, T>);
 
+const StructuralSimilaritySchema = z.object({
+  value: z.number(),
+  ged: z.number(),
+  exact: z.boolean().describe('False when the time bound cut the GED search: ged is then an upper bound and value a lower bound'),
+  kappa: z.number(),
+  nodes: z.object({ plan: z.number(), gold: z.number() }),
+  edges: z.object({ plan: z.number(), gold: z.number() }),
+});
+export type StructuralSimilarity = z.infer<typeof StructuralSimilaritySchema>;
+
+const ToolBindingQualitySchema = z.object({
+  value: z.number().describe('TBQ = quality × coverage'),
+  quality: z.number().describe('Mean share of passing checks over the bindings (0 with no binding)'),
+  coverage: z.number().describe('Share of steps that call a tool'),
+  steps: z.number(),
+  bound_steps: z.number(),
+  delta: z.number(),
+  bindings: z.array(
+    z.object({
+      step: z.string(),
+      agent: z.string(),
+      tool: z.string(),
+      cosines: perCheck(z.number().nullable()).describe('null when a side is missing (unknown agent or subtask): the check then fails'),
+      pass: perCheck(z.boolean()),
+      share: z.number().describe('Share of the three checks that pass'),
+    }),
+  ),
+});
+export type ToolBindingQuality = z.infer<typeof ToolBindingQualitySchema>;
+
+const PhaseCoverageSchema = z.object({
+  covered: z.array(z.enum(PHASES)).describe('Scored Merrill phases detected (activation, demonstration, application, integration), in that order'),
+  value: z.number().describe('covered / 4: the same figure as R_ped'),
+  phases: z
+    .object(Object.fromEntries(PHASES.map((p) => [p, PhaseSummarySchema])) as Record<(typeof PHASES)[number], typeof PhaseSummarySchema>)
+    .describe('Every phase, the optional feedback and consolidate included'),
+  merrill_order: z.boolean().nullable().describe("Whether the covered scored phases first appear in Merrill's order; null with fewer than two"),
+});
+export type PhaseCoverage = z.infer<typeof PhaseCoverageSchema>;
+
+const SkillHitsSchema = z.object({
+  value: z.number(),
+  basis: z
+    .enum(['tags_skills', 'all_signals'])
+    .describe("tags_skills: the profile's tags and skills; all_signals: a profile without any (free text) uses every signal"),
+  hits: z.array(SignalHitSchema),
+  misses: z.array(SignalHitSchema.omit({ matched: true })),
+});
+export type SkillHits = z.infer<typeof SkillHitsSchema>;
+
 const PlanMetricsSchema = z.object({
   topology: TopologySchema,
-  structural_similarity: z
-    .object({
-      value: z.number(),
-      ged: z.number(),
-      exact: z.boolean(),
-      kappa: z.number(),
-      nodes: z.object({ plan: z.number(), gold: z.number() }),
-      edges: z.object({ plan: z.number(), gold: z.number() }),
-    })
-    .nullable()
-    .describe('TS = exp(−GED/κ) against the gold plan; exact false when the time bound cut the search (GED is then an upper bound)'),
-  tool_binding: z.object({
-    value: z.number().describe('TBQ = quality × coverage'),
-    quality: z.number(),
-    coverage: z.number(),
-    steps: z.number(),
-    bound_steps: z.number(),
-    delta: z.number(),
-    bindings: z.array(
-      z.object({
-        step: z.string(),
-        agent: z.string(),
-        tool: z.string(),
-        cosines: perCheck(z.number().nullable()),
-        pass: perCheck(z.boolean()),
-        share: z.number(),
-      }),
-    ),
-  }),
-  phases: z.object({
-    covered: z.array(z.enum(PHASES)),
-    value: z.number(),
-    phases: z.object(Object.fromEntries(PHASES.map((p) => [p, PhaseSummarySchema])) as Record<(typeof PHASES)[number], typeof PhaseSummarySchema>),
-    merrill_order: z.boolean().nullable(),
-  }),
-  skill_hits: z.object({ value: z.number(), basis: z.enum(['tags_skills', 'all_signals']), hits: z.array(Hit), misses: z.array(Hit) }).nullable(),
+  structural_similarity: StructuralSimilaritySchema.nullable().describe('TS = exp(−GED/κ) against the gold plan; null without one'),
+  tool_binding: ToolBindingQualitySchema,
+  phases: PhaseCoverageSchema,
+  skill_hits: SkillHitsSchema.nullable().describe('Null without a profile, or with a profile that yields no signal'),
 });
+export type PlanMetrics = z.infer<typeof PlanMetricsSchema>;
+
+const CrossPlanFields = {
+  profile_variance: z.number().describe('Mean pairwise 1 − TS: 0 when every profile got the same structure, towards 1 as they diverge'),
+  mean_ged: z.number(),
+  role_jaccard: z.number().describe('Mean pairwise Jaccard of the sets of agent roles'),
+  edge_jaccard: z.number().describe('Mean pairwise Jaccard of the sets of role → role dependency edges'),
+  exact: z.boolean().describe('False when any pairwise GED hit its time limit (then profile_variance is an upper bound)'),
+  pairs: z.array(
+    z.object({ a: z.number(), b: z.number(), ged: z.number(), exact: z.boolean(), ts: z.number(), role_jaccard: z.number(), edge_jaccard: z.number() }),
+  ),
+};
+const CrossPlanMetricsSchema = z.object(CrossPlanFields);
+export type CrossPlanMetrics = z.infer<typeof CrossPlanMetricsSchema>;
 
 export const EvaluatePlanResponseSchema = z
   .object({
@@ -94,18 +125,9 @@ export const EvaluatePlanResponseSchema = z
     ),
     gold: z.object({ parsed: z.boolean(), violations: z.array(ViolationSchema).optional() }).optional(),
     cross: z
-      .object({
-        plans: z.array(z.number().int()).describe('Indices of the plans compared (the parsed ones)'),
-        profile_variance: z.number().describe('Mean pairwise 1 − TS'),
-        mean_ged: z.number(),
-        role_jaccard: z.number(),
-        edge_jaccard: z.number(),
-        exact: z.boolean(),
-        pairs: z.array(
-          z.object({ a: z.number(), b: z.number(), ged: z.number(), exact: z.boolean(), ts: z.number(), role_jaccard: z.number(), edge_jaccard: z.number() }),
-        ),
-      })
-      .nullable(),
+      .object({ plans: z.array(z.number().int()).describe('Indices of the plans compared (the parsed ones)'), ...CrossPlanFields })
+      .nullable()
+      .describe('Across the plans (same query, different profiles); null with fewer than two parsed plans'),
     options: z.object({ kappa: z.number(), delta_tbq: z.number(), ged_timeout_ms: z.number() }),
     latency_ms: z.number(),
   })

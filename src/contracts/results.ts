@@ -33,11 +33,12 @@ export type Normalization = z.infer<typeof NormalizationSchema>;
 const GateSchema = z
   .object({
     failed: z.boolean(),
-    reasons: z.array(z.enum(codes)).describe('Violation codes that closed the gate'),
+    reasons: z.array(z.enum(codes)).describe('Violation codes that closed the gate, in first-seen order'),
     classes: z.array(z.enum(GATE_CLASSES)),
     penalty: z.number().describe('R_hard: −λ_hard when failed, else 0'),
   })
   .meta({ id: 'Gate' });
+export type Gate = z.infer<typeof GateSchema>;
 
 const StructuralSchema = z
   .object({
@@ -50,17 +51,21 @@ const StructuralSchema = z
     unused_agents: z.array(z.string()),
   })
   .meta({ id: 'StructuralReward' });
+export type StructuralReward = z.infer<typeof StructuralSchema>;
 
 const SignalRef = { id: z.string(), label: z.string(), sources: z.array(z.enum(SIGNAL_SOURCES)) };
+export const SignalHitSchema = z.object({ ...SignalRef, matched: z.array(z.string()) });
+export type SignalHit = z.infer<typeof SignalHitSchema>;
 
 const PersonalizationSchema = z
   .object({
     value: z.number(),
-    hits: z.array(z.object({ ...SignalRef, matched: z.array(z.string()) })),
+    hits: z.array(SignalHitSchema),
     misses: z.array(z.object(SignalRef)),
     lexicon: z.string(),
   })
   .meta({ id: 'PersonalizationReward' });
+export type PersonalizationReward = z.infer<typeof PersonalizationSchema>;
 
 export const PhaseSummarySchema = z.object({
   detected: z.boolean(),
@@ -68,6 +73,7 @@ export const PhaseSummarySchema = z.object({
   positions: z.array(z.number()).describe('Normalized positions in execution_order, index / (length − 1)'),
   first_position: z.number().nullable(),
 });
+export type PhaseSummary = z.infer<typeof PhaseSummarySchema>;
 
 const PedagogySchema = z
   .object({
@@ -77,12 +83,13 @@ const PedagogySchema = z
       z.object({
         step: z.string(),
         phases: z.array(z.enum(PHASES)),
-        activation_without_human_input: z.literal(true).optional(),
+        activation_without_human_input: z.literal(true).optional().describe('An activation cue on a step without human_input: true, so it does not count'),
       }),
     ),
     version: z.string(),
   })
   .meta({ id: 'PedagogyReward' });
+export type PedagogyReward = z.infer<typeof PedagogySchema>;
 
 const ComponentsSchema = z.object({ struct: StructuralSchema, pers: PersonalizationSchema.nullable(), ped: PedagogySchema }).meta({ id: 'Components' });
 
@@ -99,8 +106,13 @@ export const TopologySchema = z
     inter_agent_edge_ratio: z.number(),
   })
   .meta({ id: 'Topology' });
+/** PersonalPlan Table 4 topology metrics. */
+export type Topology = z.infer<typeof TopologySchema>;
 
-export const ProfileSignalSchema = z.object({ ...SignalRef, phrases: z.array(z.string()) }).meta({ id: 'ProfileSignal' });
+export const ProfileSignalSchema = z
+  .object({ ...SignalRef, phrases: z.array(z.string()).describe('Normalized phrases whose presence in the plan text covers this signal') })
+  .meta({ id: 'ProfileSignal' });
+export type ProfileSignal = z.infer<typeof ProfileSignalSchema>;
 
 export const VersionsSchema = z.object({ service: z.string(), lexicon: z.string(), phases: z.string() }).meta({ id: 'Versions' });
 

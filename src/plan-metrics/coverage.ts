@@ -1,23 +1,12 @@
-import type { Phase } from '../contracts/palette.js';
+import type { PhaseCoverage, SkillHits } from '../contracts/evaluate-plan.js';
 import type { Plan } from '../contracts/plan.js';
 import type { Profile } from '../contracts/profile.js';
 import type { PlanAnalysis } from '../plan/analyze.js';
 import type { ResolvedPalette } from '../plan/palette.js';
 import { SCORED_PHASES } from '../rewards/pedagogy/phases.js';
-import { pedagogyReward, type PhaseSummary } from '../rewards/pedagogy/reward.js';
-import { SignalCoverage, type SignalHit } from '../rewards/personalization/reward.js';
+import { pedagogyReward } from '../rewards/pedagogy/reward.js';
+import { SignalCoverage } from '../rewards/personalization/reward.js';
 import { profileSignals } from '../rewards/personalization/signals.js';
-
-export interface PhaseCoverage {
-  /** Scored Merrill phases detected (activation, demonstration, application, integration), in that order. */
-  covered: Phase[];
-  /** covered / 4: the same figure as R_ped. */
-  value: number;
-  /** Every phase, the optional feedback and consolidate included: steps and normalized positions. */
-  phases: Record<Phase, PhaseSummary>;
-  /** Whether the covered scored phases first appear in Merrill's order; null with fewer than two. */
-  merrill_order: boolean | null;
-}
 
 // PersonalPlan A.2.8: phase coverage and positions, from the pedagogy reward's detection (same cues, same
 // human-input rule for activation, positions index / (|execution_order| − 1)).
@@ -31,14 +20,6 @@ export function phaseCoverage(analysis: PlanAnalysis, palette: ResolvedPalette):
     phases: ped.phases,
     merrill_order: firsts.length < 2 ? null : firsts.every((x, i) => i === 0 || firsts[i - 1]! <= x),
   };
-}
-
-export interface SkillHits {
-  value: number;
-  /** tags_skills: the profile's tags and skills; all_signals: a profile without any (free text) uses every signal. */
-  basis: 'tags_skills' | 'all_signals';
-  hits: SignalHit[];
-  misses: Array<Omit<SignalHit, 'matched'>>;
 }
 
 // PersonalPlan A.2.7: skill-hit ratio = |profile skills/tags mentioned in Text(P)| / |profile skills/tags|,

@@ -1,30 +1,8 @@
+import type { CrossPlanMetrics } from '../contracts/evaluate-plan.js';
 import type { Plan } from '../contracts/plan.js';
 import { normalizePhrase } from '../rewards/personalization/matcher.js';
 import { DEFAULT_GED_TIMEOUT_MS, graphEditDistance, planGraph } from './ged.js';
 import { DEFAULT_KAPPA, similarityFromGed } from './structural-similarity.js';
-
-interface PlanPair {
-  a: number;
-  b: number;
-  ged: number;
-  exact: boolean;
-  ts: number;
-  role_jaccard: number;
-  edge_jaccard: number;
-}
-
-export interface CrossPlanMetrics {
-  /** Mean pairwise (1 − TS): 0 when every profile got the same structure, towards 1 as they diverge. */
-  profile_variance: number;
-  mean_ged: number;
-  /** Mean pairwise Jaccard of the sets of agent roles. */
-  role_jaccard: number;
-  /** Mean pairwise Jaccard of the sets of role → role dependency edges. */
-  edge_jaccard: number;
-  /** False when any pairwise GED hit its time limit (then profile_variance is an upper bound). */
-  exact: boolean;
-  pairs: PlanPair[];
-}
 
 /** |A ∩ B| / |A ∪ B|; two empty sets are identical, so 1. */
 export function jaccard<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): number {
@@ -90,7 +68,7 @@ export function crossPlanMetrics(plans: readonly Plan[], options: { kappa?: numb
   const graphs = plans.map(planGraph);
   const roles = plans.map(agentRoles);
   const edges = plans.map(roleEdges);
-  const pairs: PlanPair[] = [];
+  const pairs: CrossPlanMetrics['pairs'] = [];
   for (let a = 0; a < plans.length; a++) {
     for (let b = a + 1; b < plans.length; b++) {
       const ged = graphEditDistance(graphs[a]!, graphs[b]!, { timeoutMs, stop: options.stop });

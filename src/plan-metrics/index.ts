@@ -1,14 +1,14 @@
+import type { CrossPlanMetrics, PlanMetrics } from '../contracts/evaluate-plan.js';
 import type { Tool } from '../contracts/palette.js';
 import type { Plan } from '../contracts/plan.js';
 import type { Profile } from '../contracts/profile.js';
 import { analyzePlan } from '../plan/analyze.js';
-import type { Topology } from '../plan/graph.js';
 import { resolvePalette } from '../plan/palette.js';
-import { phaseCoverage, skillHitRatio, type PhaseCoverage, type SkillHits } from './coverage.js';
-import { crossPlanMetrics, type CrossPlanMetrics } from './cross-plan.js';
+import { phaseCoverage, skillHitRatio } from './coverage.js';
+import { crossPlanMetrics } from './cross-plan.js';
 import { DEFAULT_GED_TIMEOUT_MS } from './ged.js';
-import { DEFAULT_KAPPA, structuralSimilarity, type StructuralSimilarity } from './structural-similarity.js';
-import { DEFAULT_DELTA_TBQ, toolBindingQuality, type EmbedFn, type ToolBindingQuality } from './tool-binding.js';
+import { DEFAULT_KAPPA, structuralSimilarity } from './structural-similarity.js';
+import { DEFAULT_DELTA_TBQ, toolBindingQuality, type EmbedFn } from './tool-binding.js';
 
 export interface PlanMetricsInput {
   plan: Plan;
@@ -27,16 +27,6 @@ export interface PlanMetricsOptions {
   stop?: () => boolean;
   /** Tool palette (descriptions for TBQ, phases for retrieval tools); the default eight tools otherwise. */
   palette?: ReadonlyArray<string | Tool>;
-}
-
-interface PlanMetrics {
-  /** PersonalPlan Table 4, from src/plan/graph.ts. */
-  topology: Topology;
-  structural_similarity: StructuralSimilarity | null;
-  tool_binding: ToolBindingQuality;
-  phases: PhaseCoverage;
-  /** Null without a profile, or with a profile that yields no signal. */
-  skill_hits: SkillHits | null;
 }
 
 export interface PlanMetricsReport {

@@ -1,17 +1,8 @@
+import type { StructuralSimilarity } from '../contracts/evaluate-plan.js';
 import type { Plan } from '../contracts/plan.js';
 import { DEFAULT_GED_TIMEOUT_MS, graphEditDistance, planGraph } from './ged.js';
 
 export const DEFAULT_KAPPA = 2.5;
-
-export interface StructuralSimilarity {
-  value: number;
-  ged: number;
-  /** False when the GED search hit its time limit: `ged` is then an upper bound and `value` a lower bound. */
-  exact: boolean;
-  kappa: number;
-  nodes: { plan: number; gold: number };
-  edges: { plan: number; gold: number };
-}
 
 // PersonalPlan A.4: TS = exp(−GED / κ), κ = 2.5. The paper names κ without printing the form; this is the
 // exponential kernel we adopt: 1 for isomorphic graphs, e^−0.4 ≈ 0.67 per unit edit, never negative.

@@ -1,4 +1,4 @@
-import { BINDING_CHECKS, type BindingCheck } from '../contracts/evaluate-plan.js';
+import { BINDING_CHECKS, type BindingCheck, type ToolBindingQuality } from '../contracts/evaluate-plan.js';
 import type { Agent, Plan } from '../contracts/plan.js';
 import type { ResolvedPalette } from '../plan/palette.js';
 import { cosine } from '../text/similarity.js';
@@ -8,28 +8,7 @@ export type EmbedFn = (texts: readonly string[]) => Promise<Float32Array[]>;
 
 export const DEFAULT_DELTA_TBQ = 0.1;
 
-interface ToolBinding {
-  step: string;
-  agent: string;
-  tool: string;
-  /** null when a side is missing (unknown agent or subtask): the check then fails. */
-  cosines: Record<BindingCheck, number | null>;
-  pass: Record<BindingCheck, boolean>;
-  /** Share of the three checks that pass. */
-  share: number;
-}
-
-export interface ToolBindingQuality {
-  value: number;
-  /** Mean share of passing checks over the bindings (0 with no binding). */
-  quality: number;
-  /** Share of steps that call a tool. */
-  coverage: number;
-  steps: number;
-  bound_steps: number;
-  delta: number;
-  bindings: ToolBinding[];
-}
+type ToolBinding = ToolBindingQuality['bindings'][number];
 
 const agentText = (a: Agent) => [a.role, a.goal].filter((t) => t?.trim()).join('. ');
 

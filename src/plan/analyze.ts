@@ -1,6 +1,6 @@
-import type { Violation } from '../contracts/results.js';
+import type { Topology, Violation } from '../contracts/results.js';
 import type { Agent, Plan, Step, Subtask } from '../contracts/plan.js';
-import { dependencyFacts, type DependencyFacts, type Topology } from './graph.js';
+import { dependencyFacts, type DependencyFacts } from './graph.js';
 import type { ResolvedPalette } from './palette.js';
 import { violation } from './violations.js';
 

@@ -2,6 +2,7 @@ import { DirectedGraph } from 'graphology';
 import { stronglyConnectedComponents } from 'graphology-components';
 import { topologicalGenerations } from 'graphology-dag';
 import type { Plan } from '../contracts/plan.js';
+import type { Topology } from '../contracts/results.js';
 
 /** What the checks and rewards need from the `depends_on` graph (edges run prerequisite → dependent). */
 export interface DependencyFacts {
@@ -12,19 +13,6 @@ export interface DependencyFacts {
   /** Cycles not covered by a declared bounded loop, one concrete cycle (first node repeated at the end) each. */
   cycles: string[][];
   topology: Topology;
-}
-
-/** PersonalPlan Table 4 topology metrics. */
-export interface Topology {
-  steps: number;
-  edges: number;
-  edge_density: number;
-  max_fan_in: number;
-  max_fan_out: number;
-  layer_width: number | null;
-  critical_path: number | null;
-  critical_path_ratio: number | null;
-  inter_agent_edge_ratio: number;
 }
 
 // Scoring is synchronous, so one graph instance is reused for every plan: building a fresh graphology

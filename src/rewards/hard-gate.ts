@@ -1,13 +1,5 @@
 import { VIOLATION_CODES, type GateClass, type ViolationCode } from '../contracts/violations.js';
-import type { Violation } from '../contracts/results.js';
-
-export interface Gate {
-  failed: boolean;
-  /** Violation codes that closed the gate, in first-seen order. */
-  reasons: ViolationCode[];
-  classes: GateClass[];
-  penalty: number;
-}
+import type { Gate, Violation } from '../contracts/results.js';
 
 // PersonalPlan §3.3: R_hard = −λ_hard · 𝟙[schema invalid ∨ cycle ∨ invalid tool call]
 // `strict` turns every violation into a gating one (MAP-PPL admission).

@@ -1,15 +1,6 @@
+import type { StructuralReward } from '../contracts/results.js';
 import type { PlanAnalysis } from '../plan/analyze.js';
 import type { ResolvedPalette } from '../plan/palette.js';
-
-export interface StructuralReward {
-  value: number;
-  dag: number;
-  dc: number;
-  atr: number;
-  step_tool_validity: number;
-  agent_coverage: number;
-  unused_agents: string[];
-}
 
 // PersonalPlan §3.3: R_struct = (DAG + DC + ATR) / 3
 export function structuralReward(a: PlanAnalysis, palette: ResolvedPalette): StructuralReward {

@@ -1,14 +1,13 @@
 import { analyzePlan } from '../plan/analyze.js';
-import type { Topology } from '../plan/graph.js';
 import type { ResolvedPalette } from '../plan/palette.js';
 import { parsePlan, type PlanLimits } from '../plan/parse.js';
 import type { Plan } from '../contracts/plan.js';
-import type { Normalization, Violation } from '../contracts/results.js';
+import type { Gate, Normalization, PedagogyReward, PersonalizationReward, StructuralReward, Topology, Violation } from '../contracts/results.js';
 import type { AxisVector } from '../grpo/compose.js';
-import { hardGate, type Gate } from '../rewards/hard-gate.js';
-import { pedagogyReward, type PedagogyReward } from '../rewards/pedagogy/reward.js';
-import type { PersonalizationReward, SignalCoverage } from '../rewards/personalization/reward.js';
-import { structuralReward, type StructuralReward } from '../rewards/structural.js';
+import { hardGate } from '../rewards/hard-gate.js';
+import { pedagogyReward } from '../rewards/pedagogy/reward.js';
+import type { SignalCoverage } from '../rewards/personalization/reward.js';
+import { structuralReward } from '../rewards/structural.js';
 
 export interface GateOptions {
   strict: boolean;

@@ -8,7 +8,7 @@ import { resolvePalette, type ResolvedPalette } from '../plan/palette.js';
 import type { PlanLimits } from '../plan/parse.js';
 import { SignalCoverage } from '../rewards/personalization/reward.js';
 import { profileSignals } from '../rewards/personalization/signals.js';
-import type { ProfileSignal } from '../rewards/personalization/signals.js';
+import type { ProfileSignal } from '../contracts/results.js';
 import { evaluatePlan, type GateOptions, type PlanEvaluation } from './evaluate-plan.js';
 import { groupDiversity } from '../plan-metrics/cross-plan.js';
 import { VERSIONS } from './versions.js';

@@ -3,7 +3,15 @@ import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY, EXAMPLE_SCORE_REQUEST } f
 import type { ScorePlanResponse } from '../../src/contracts/score-plan.js';
 import { testApp } from '../support/app.js';
 
-const app = await testApp({ MAX_PLANS_PER_REQUEST: 20, MAX_COMPLETION_BYTES: 20_000, MAX_STEPS_PER_PLAN: 12, BODY_LIMIT_BYTES: 200_000, MAX_JSON_DEPTH: 20 });
+// One worker: the deadline test below needs judging that can be stopped.
+const app = await testApp({
+  WORKERS: 1,
+  MAX_PLANS_PER_REQUEST: 20,
+  MAX_COMPLETION_BYTES: 20_000,
+  MAX_STEPS_PER_PLAN: 12,
+  BODY_LIMIT_BYTES: 200_000,
+  MAX_JSON_DEPTH: 20,
+});
 t.teardown(() => app.close());
 
 const post = (payload: unknown) => app.inject({ method: 'POST', url: '/score-plan', payload: payload as object });

@@ -42,7 +42,7 @@ t.test('POST /trace-knowledge/fit recovers each skill’s parameters, determinis
 });
 
 t.test('a large fit runs off the event loop: the service keeps answering', async (t) => {
-  const app = await testApp();
+  const app = await testApp({ WORKERS: 1 });
   t.teardown(() => app.close());
   const rows = simulate('big', { prior: 0.4, learn: 0.1, guess: 0.2, slip: 0.1 }, 10_000, 20, 3);
   let fitDone = false;

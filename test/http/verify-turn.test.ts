@@ -92,7 +92,8 @@ t.test('POST /verify-turn: bad requests are 400s naming the field', async (t) =>
 
 t.test('a missing or corrupt verifier: /verify-turn answers 503 with the reason, the rest stays up', async (t) => {
   const missing = join(tmpdir(), 'no-verifier-here');
-  const app = await testApp({ VERIFIER_DIR: missing });
+  // On a worker: the load error crosses the thread boundary to become the reason.
+  const app = await testApp({ VERIFIER_DIR: missing, WORKERS: 1 });
   t.teardown(() => app.close());
   const before = await app.inject({ method: 'GET', url: '/ready' });
   t.same(before.json().capabilities.verify_turn, { ready: false, reason: 'not loaded yet (loads on first use)' });

@@ -43,10 +43,15 @@ export function tempStateDir(): string {
   return mkdtempSync(join(tmpdir(), 'tutor-reward-test-'));
 }
 
-/** An app on a fresh state directory (removed on close) unless STATE_DIR is given. */
+/**
+ * An app on a fresh state directory (removed on close) unless STATE_DIR is given. The work runs on the main
+ * thread (WORKERS=0) unless a test asks for workers: booting a worker and loading its models cost more than
+ * most route tests. The pool itself is tested where it matters (test/http/work/, deadlines, probes during
+ * heavy work), and test/http/work/parity.test.ts holds every route's answers equal under both.
+ */
 export async function testApp(overrides: Partial<Config> = {}): Promise<FastifyInstance> {
   const stateDir = overrides.STATE_DIR ?? tempStateDir();
-  const built = await buildApp({ ...ConfigSchema.parse({}), LOG_LEVEL: 'silent', STATE_DIR: stateDir, ...overrides });
+  const built = await buildApp({ ...ConfigSchema.parse({}), WORKERS: 0, LOG_LEVEL: 'silent', STATE_DIR: stateDir, ...overrides });
   built.app.addHook('onSend', async (req, reply, payload) => {
     if (typeof payload !== 'string' || !payload.startsWith('{')) return payload;
     const body: unknown = JSON.parse(payload);

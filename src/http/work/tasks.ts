@@ -59,8 +59,9 @@ const configured = (): WorkerSettings => {
   return settings;
 };
 
-// Each thread loads the models once, on first use. One loaded encoder per directory: the default verifier
-// shares ENCODER_DIR's.
+// Each thread loads the models once, on first use, one per directory (the default verifier shares
+// ENCODER_DIR's encoder). Keyed by directory, several in-process services (WORKERS=0) in one process each
+// get the models they were configured with.
 const encoders = new Map<string, Promise<SentenceEncoder>>();
 function encoderAt(dir: string): Promise<SentenceEncoder> {
   const key = resolve(dir);
@@ -74,8 +75,9 @@ function encoderAt(dir: string): Promise<SentenceEncoder> {
         batchSize: s.encoderBatchSize,
         intraOpThreads: s.intraOpThreads,
         onCacheLookups: (hits, misses) => {
-          Atomics.add(s.cacheLookups, 0, BigInt(hits));
-          Atomics.add(s.cacheLookups, 1, BigInt(misses));
+          const lookups = configured().cacheLookups;
+          Atomics.add(lookups, 0, BigInt(hits));
+          Atomics.add(lookups, 1, BigInt(misses));
         },
       }),
     );
@@ -84,12 +86,17 @@ function encoderAt(dir: string): Promise<SentenceEncoder> {
   return e;
 }
 const encoder = () => loaded('sentence encoder', encoderAt(configured().encoderDir));
-let verifierLoad: Promise<TurnVerifier> | undefined;
-const verifier = () => {
-  const s = configured();
-  verifierLoad ??= import('../../verify/verifier.js').then(({ loadVerifier }) => loadVerifier(s.verifierDir, encoderAt, s.intraOpThreads));
-  return loaded('turn verifier', verifierLoad);
-};
+const verifiers = new Map<string, Promise<TurnVerifier>>();
+function verifierAt(dir: string): Promise<TurnVerifier> {
+  let v = verifiers.get(resolve(dir));
+  if (!v) {
+    const threads = configured().intraOpThreads;
+    v = import('../../verify/verifier.js').then(({ loadVerifier }) => loadVerifier(dir, encoderAt, threads));
+    verifiers.set(resolve(dir), v);
+  }
+  return v;
+}
+const verifier = () => loaded('turn verifier', verifierAt(configured().verifierDir));
 
 class Unavailable extends Error {
   override name = 'Unavailable';
@@ -231,6 +238,5 @@ export function verifyTask(input: VerifyInput, stop: Stop) {
 /** Loads a model in this thread: the start-up check behind /ready's capabilities (its error is the reason). */
 export async function loadTask(which: 'encoder' | 'verifier', _stop: Stop): Promise<string> {
   if (which === 'encoder') return (await encoderAt(configured().encoderDir)).manifest.name;
-  verifier().catch(() => undefined);
-  return (await verifierLoad!).info.name;
+  return (await verifierAt(configured().verifierDir)).info.name;
 }

@@ -1,5 +1,6 @@
 import type { Phase } from '../../contracts/palette.js';
 import type { Step } from '../../contracts/plan.js';
+import type { PedagogyReward, PhaseSummary } from '../../contracts/results.js';
 import type { PlanAnalysis } from '../../plan/analyze.js';
 import { toolPhase, type ResolvedPalette } from '../../plan/palette.js';
 import { PHASE_CUES, PHASES_VERSION, SCORED_PHASES } from './phases.js';
@@ -9,27 +10,7 @@ const BIT = Object.fromEntries(ALL_PHASES.map((p, i) => [p, 1 << i])) as Record<
 // One scan per step text: capture group i + 1 holds a cue of ALL_PHASES[i].
 const CUES = new RegExp(`\\b(?:${ALL_PHASES.map((p) => `(${PHASE_CUES[p].join('|')})`).join('|')})`, 'gi');
 
-interface StepPhases {
-  step: string;
-  phases: Phase[];
-  /** Activation cue found on a step without human_input: true, so it does not count. */
-  activation_without_human_input?: true;
-}
-
-export interface PhaseSummary {
-  detected: boolean;
-  steps: string[];
-  /** Positions in execution_order normalized to [0, 1] (index / (length − 1)). */
-  positions: number[];
-  first_position: number | null;
-}
-
-export interface PedagogyReward {
-  value: number;
-  phases: Record<Phase, PhaseSummary>;
-  steps: StepPhases[];
-  version: string;
-}
+type StepPhases = PedagogyReward['steps'][number];
 
 function scan(text: string, bits: number): number {
   CUES.lastIndex = 0;

@@ -1,22 +1,7 @@
 import type { Plan } from '../../contracts/plan.js';
 import { LEXICON_VERSION } from './lexicon.js';
 import { PhraseMatcher } from './matcher.js';
-import type { SignalSource } from '../../contracts/profile.js';
-import type { ProfileSignal } from './signals.js';
-
-export interface SignalHit {
-  id: string;
-  label: string;
-  sources: SignalSource[];
-  matched: string[];
-}
-
-export interface PersonalizationReward {
-  value: number;
-  hits: SignalHit[];
-  misses: Array<Omit<SignalHit, 'matched'>>;
-  lexicon: string;
-}
+import type { PersonalizationReward, ProfileSignal, SignalHit } from '../../contracts/results.js';
 
 /** Text(P): the agent, subtask and step text a learner-facing plan is judged on, lowercased. */
 function planText(plan: Plan): string {

@@ -1,18 +1,11 @@
 import type { Profile, SignalSource } from '../../contracts/profile.js';
+import type { ProfileSignal } from '../../contracts/results.js';
 import { LEXICON, type LexiconEntry } from './lexicon.js';
 import { normalizePhrase, PhraseMatcher, rememberPhrases } from './matcher.js';
 
 // C(I_p), the profile's personalization signals (PersonalPlan §3.3): tags, skills, explicit signals, and the
 // lexicon's technology/domain terms found in the profile's free text. One signal per lexicon entry or
 // per distinct unknown phrase, whatever number of places named it.
-
-export interface ProfileSignal {
-  id: string;
-  label: string;
-  sources: SignalSource[];
-  /** Normalized phrases whose presence in Text(P) covers this signal. */
-  phrases: string[];
-}
 
 const byTextAlias = new Map<string, LexiconEntry>();
 const byTagKey = new Map<string, LexiconEntry>();

@@ -1,7 +1,10 @@
 // The pool is an execution detail: every route answers byte for byte the same with the work on the main
-// thread (WORKERS=0) and on two workers, latency fields aside.
+// thread (WORKERS=0) and on two workers, latency fields aside, and so do the refusals the work itself
+// makes (a fit body read on the worker, a text too long for ROUGE-L). Route tests run on the main thread
+// (test/support/app.ts); this file is what holds their answers for the pool too.
 import t from 'tap';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_SCORE_REQUEST } from '../../../src/contracts/examples.js';
+import { EVALUATE_LIMITS } from '../../../src/contracts/evaluate.js';
 import { TraceKnowledgeRequestSchema } from '../../../src/contracts/trace-knowledge.js';
 import { VerifyTurnRequestSchema } from '../../../src/contracts/verify-turn.js';
 import { benchBatch } from '../../../bench/realistic-plans.js';
@@ -17,7 +20,13 @@ const messages = [
   { role: 'learner', text: 'Okay, it is boiling. Finished' },
 ];
 
-const REQUESTS: { url: string; payload: object }[] = [
+const longText = (k: number) =>
+  Array.from({ length: 2100 }, (_, i) => `The teacher explains step ${i + k} and the learner asks why.`)
+    .join(' ')
+    .slice(0, EVALUATE_LIMITS.maxTextChars);
+const row = { user: 'u', skill: 's', correct: 1 };
+
+const REQUESTS: { url: string; payload: object; status?: number }[] = [
   { url: '/score-plan', payload: { ...EXAMPLE_SCORE_REQUEST, run_id: null } },
   // 512 plans: split across the workers, in one piece on the main thread.
   { url: '/score-plan', payload: { ...benchBatch(64, 8), run_id: 'parity', step: 0 } },
@@ -36,6 +45,9 @@ const REQUESTS: { url: string; payload: object }[] = [
   { url: '/trace-knowledge', payload: example(TraceKnowledgeRequestSchema) },
   { url: '/trace-knowledge/fit', payload: { rows: Array.from({ length: 400 }, (_, i) => ({ user: i % 20, skill: `k${i % 3}`, correct: (i * 7) % 5 < 3 })) } },
   { url: '/verify-turn', payload: example(VerifyTurnRequestSchema) },
+  { url: '/trace-knowledge/fit', payload: { rows: [{ ...row, correct: 2 }] }, status: 400 },
+  { url: '/trace-knowledge/fit', payload: { rows: [{ ...row, order: 1 }, row] }, status: 400 },
+  { url: '/evaluate-text', payload: { hypothesis: longText(0), references: [longText(7)] }, status: 400 },
 ];
 
 // Latency and the wall-clock time a step was finalized are the only fields allowed to differ.
@@ -54,7 +66,7 @@ t.test('WORKERS=0 and WORKERS=2 answer identically', async (t) => {
     const texts: string[] = [];
     for (const r of REQUESTS) {
       const res = await app.inject({ method: 'POST', ...r });
-      t.equal(res.statusCode, 200, `${r.url} with WORKERS=${workers}: ${res.body.slice(0, 200)}`);
+      t.equal(res.statusCode, r.status ?? 200, `${r.url} with WORKERS=${workers}: ${res.body.slice(0, 200)}`);
       texts.push(withoutClock(res.body));
     }
     await app.close();
