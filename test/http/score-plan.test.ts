@@ -3,15 +3,8 @@ import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY, EXAMPLE_SCORE_REQUEST } f
 import type { ScorePlanResponse } from '../../src/contracts/score-plan.js';
 import { testApp } from '../support/app.js';
 
-// One worker: the deadline test below needs judging that can be stopped.
-const app = await testApp({
-  WORKERS: 1,
-  MAX_PLANS_PER_REQUEST: 20,
-  MAX_COMPLETION_BYTES: 20_000,
-  MAX_STEPS_PER_PLAN: 12,
-  BODY_LIMIT_BYTES: 200_000,
-  MAX_JSON_DEPTH: 20,
-});
+const LIMITS = { MAX_PLANS_PER_REQUEST: 20, MAX_COMPLETION_BYTES: 20_000, MAX_STEPS_PER_PLAN: 12, BODY_LIMIT_BYTES: 200_000, MAX_JSON_DEPTH: 20 };
+const app = await testApp(LIMITS);
 t.teardown(() => app.close());
 
 const post = (payload: unknown) => app.inject({ method: 'POST', url: '/score-plan', payload: payload as object });
@@ -170,14 +163,22 @@ t.test('options.detail = "rewards": the same numbers, gates and raw values, with
 });
 
 t.test('a run request past a tiny deadline is a 504, and its abandoned judging rejects nothing unhandled', async (t) => {
-  // Over 16 KB of completion text, so the plans are judged on the pool, asynchronously.
+  // Over 16 KB of completion text, so the plans are judged as a task: on a worker, asynchronously, or on
+  // the main thread (WORKERS=0) in one piece that no timer interrupts.
   const big = group(Array.from({ length: 20 }, () => JSON.stringify(EXAMPLE_PLAN)));
   t.ok(JSON.stringify(big).length > 16 * 1024);
-  for (const run_id of ['deadline-run', null]) {
-    const res = await post({ ...big, run_id, options: { deadline_ms: 1 } });
-    t.equal(res.statusCode, 504, res.body.slice(0, 200));
+  const onWorker = await testApp({ ...LIMITS, WORKERS: 1 });
+  t.teardown(() => onWorker.close());
+  for (const [where, server] of [
+    ['a worker', onWorker],
+    ['the main thread', app],
+  ] as const) {
+    for (const run_id of ['deadline-run', null]) {
+      const res = await server.inject({ method: 'POST', url: '/score-plan', payload: { ...big, run_id, options: { deadline_ms: 1 } } });
+      t.equal(res.statusCode, 504, `on ${where}: ${res.body.slice(0, 200)}`);
+    }
+    // An unhandled rejection would surface here and fail the test (and end a real process).
+    await new Promise((r) => setTimeout(r, 300));
+    t.equal((await server.inject({ method: 'GET', url: '/runs/deadline-run' })).statusCode, 404, `on ${where}: nothing of it was recorded`);
   }
-  // An unhandled rejection would surface here and fail the test (and end a real process).
-  await new Promise((r) => setTimeout(r, 300));
-  t.equal((await app.inject({ method: 'GET', url: '/runs/deadline-run' })).statusCode, 404, 'nothing of it was recorded');
 });
