@@ -3,7 +3,7 @@ import { DeadlineMsSchema } from './options.js';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE } from './examples.js';
 import { PaletteSchema, PHASES } from './palette.js';
 import { ProfileSchema } from './profile.js';
-import { PhaseSummarySchema, SignalHitSchema, TopologySchema, ViolationSchema } from './results.js';
+import { PhaseSummarySchema, SignalHitSchema, SignalRefSchema, TopologySchema, ViolationSchema } from './results.js';
 import { CompletionSchema } from './score-plan.js';
 
 const EVALUATE_PLAN_LIMITS = { maxPlans: 32, maxGedTimeoutMs: 10_000 } as const;
@@ -87,7 +87,7 @@ const SkillHitsSchema = z.object({
     .enum(['tags_skills', 'all_signals'])
     .describe("tags_skills: the profile's tags and skills; all_signals: a profile without any (free text) uses every signal"),
   hits: z.array(SignalHitSchema),
-  misses: z.array(SignalHitSchema.omit({ matched: true })),
+  misses: z.array(SignalRefSchema),
 });
 export type SkillHits = z.infer<typeof SkillHitsSchema>;
 

@@ -54,14 +54,15 @@ const StructuralSchema = z
 export type StructuralReward = z.infer<typeof StructuralSchema>;
 
 const SignalRef = { id: z.string(), label: z.string(), sources: z.array(z.enum(SIGNAL_SOURCES)) };
-export const SignalHitSchema = z.object({ ...SignalRef, matched: z.array(z.string()) });
+export const SignalRefSchema = z.object(SignalRef);
+export const SignalHitSchema = SignalRefSchema.extend({ matched: z.array(z.string()) });
 export type SignalHit = z.infer<typeof SignalHitSchema>;
 
 const PersonalizationSchema = z
   .object({
     value: z.number(),
     hits: z.array(SignalHitSchema),
-    misses: z.array(z.object(SignalRef)),
+    misses: z.array(SignalRefSchema),
     lexicon: z.string(),
   })
   .meta({ id: 'PersonalizationReward' });

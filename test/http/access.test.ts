@@ -11,7 +11,7 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const validate = { method: 'POST' as const, url: '/validate-plan', payload: { plan: EXAMPLE_PLAN } };
 
 t.test('API keys with scopes: 401 without a valid key, 403 for the wrong scope, probes and docs open', async (t) => {
-  const app = await testApp({ API_KEYS: `read:${READ},score:${SCORE}`, WORKERS: 0 });
+  const app = await testApp({ API_KEYS: `read:${READ},score:${SCORE}` });
   t.teardown(() => app.close());
   const none = await app.inject(validate);
   t.equal(none.statusCode, 401);
@@ -47,7 +47,7 @@ t.test('API keys with scopes: 401 without a valid key, 403 for the wrong scope, 
 t.test('API_KEYS_FILE: one scope:key per line, comments allowed, added to API_KEYS', async (t) => {
   const file = join(tempStateDir(), 'keys');
   writeFileSync(file, `# the trainer's key\nadmin:${ADMIN}\n\n  # another\n`);
-  const app = await testApp({ API_KEYS: `read:${READ}`, API_KEYS_FILE: file, WORKERS: 0 });
+  const app = await testApp({ API_KEYS: `read:${READ}`, API_KEYS_FILE: file });
   t.teardown(() => app.close());
   t.equal((await app.inject({ method: 'PUT', url: '/runs/r1', headers: bearer(ADMIN), payload: { t_warm: 3 } })).statusCode, 201);
   t.equal((await app.inject({ method: 'DELETE', url: '/runs/r1', headers: bearer(ADMIN) })).statusCode, 204);
@@ -55,7 +55,7 @@ t.test('API_KEYS_FILE: one scope:key per line, comments allowed, added to API_KE
 });
 
 t.test('rate limits: per key, 429 with Retry-After past RATE_LIMIT_MAX, probes exempt', async (t) => {
-  const app = await testApp({ API_KEYS: `score:${SCORE},read:${READ}`, RATE_LIMIT_MAX: 3, RATE_LIMIT_WINDOW_MS: 60_000, WORKERS: 0 });
+  const app = await testApp({ API_KEYS: `score:${SCORE},read:${READ}`, RATE_LIMIT_MAX: 3, RATE_LIMIT_WINDOW_MS: 60_000 });
   t.teardown(() => app.close());
   const statuses = [];
   for (let i = 0; i < 4; i++) statuses.push((await app.inject({ method: 'GET', url: '/runs', headers: bearer(SCORE) })).statusCode);
@@ -69,7 +69,7 @@ t.test('rate limits: per key, 429 with Retry-After past RATE_LIMIT_MAX, probes e
 });
 
 t.test('without keys the limit is per client address', async (t) => {
-  const app = await testApp({ RATE_LIMIT_MAX: 2, WORKERS: 0 });
+  const app = await testApp({ RATE_LIMIT_MAX: 2 });
   t.teardown(() => app.close());
   const from = (remoteAddress: string) => app.inject({ method: 'GET', url: '/runs', remoteAddress });
   t.same([(await from('10.0.0.1')).statusCode, (await from('10.0.0.1')).statusCode, (await from('10.0.0.1')).statusCode], [200, 200, 429]);
@@ -77,7 +77,7 @@ t.test('without keys the limit is per client address', async (t) => {
 });
 
 t.test('CORS for the origins of CORS_ORIGINS only; a preflight needs no key; none by default', async (t) => {
-  const app = await testApp({ API_KEYS: `score:${SCORE}`, CORS_ORIGINS: 'https://tutor.example, https://lab.example', WORKERS: 0 });
+  const app = await testApp({ API_KEYS: `score:${SCORE}`, CORS_ORIGINS: 'https://tutor.example, https://lab.example' });
   t.teardown(() => app.close());
   const preflight = (origin: string) =>
     app.inject({
@@ -98,7 +98,7 @@ t.test('CORS for the origins of CORS_ORIGINS only; a preflight needs no key; non
   t.equal(bare.statusCode, 204);
   t.notMatch(bare.body, /Invalid Preflight/);
 
-  const closed = await testApp({ WORKERS: 0 });
+  const closed = await testApp();
   t.teardown(() => closed.close());
   const none = await closed.inject({
     method: 'OPTIONS',
@@ -110,7 +110,7 @@ t.test('CORS for the origins of CORS_ORIGINS only; a preflight needs no key; non
 });
 
 t.test('security headers on every answer; the CSP leaves plain-HTTP deployments alone', async (t) => {
-  const app = await testApp({ WORKERS: 0 });
+  const app = await testApp();
   t.teardown(() => app.close());
   const res = await app.inject({ method: 'GET', url: '/health' });
   t.equal(res.headers['x-content-type-options'], 'nosniff');
@@ -119,7 +119,7 @@ t.test('security headers on every answer; the CSP leaves plain-HTTP deployments 
 });
 
 t.test('behind a proxy named in TRUST_PROXY the limit is per forwarded client address; otherwise X-Forwarded-For is ignored', async (t) => {
-  const behind = await testApp({ RATE_LIMIT_MAX: 2, TRUST_PROXY: '10.1.0.0/16, 127.0.0.1', WORKERS: 0 });
+  const behind = await testApp({ RATE_LIMIT_MAX: 2, TRUST_PROXY: '10.1.0.0/16, 127.0.0.1' });
   t.teardown(() => behind.close());
   const via = (app: typeof behind, proxy: string, client: string) =>
     app.inject({ method: 'GET', url: '/runs', remoteAddress: proxy, headers: { 'x-forwarded-for': client } });
@@ -130,7 +130,7 @@ t.test('behind a proxy named in TRUST_PROXY the limit is per forwarded client ad
   t.equal((await via(behind, '192.0.2.1', '203.0.113.9')).statusCode, 200);
   t.equal((await via(behind, '192.0.2.1', '203.0.113.10')).statusCode, 429, 'its forged X-Forwarded-For does not buy a new budget');
 
-  const direct = await testApp({ RATE_LIMIT_MAX: 2, WORKERS: 0 });
+  const direct = await testApp({ RATE_LIMIT_MAX: 2 });
   t.teardown(() => direct.close());
   const statuses = [];
   for (const client of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) statuses.push((await via(direct, '10.1.2.3', client)).statusCode);

@@ -9,7 +9,7 @@ import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
 import { testApp } from '../support/app.js';
 
 t.test('each failure a client can cause has its status and code', async (t) => {
-  const app = await testApp({ BODY_LIMIT_BYTES: 64 * 1024, WORKERS: 0 });
+  const app = await testApp({ BODY_LIMIT_BYTES: 64 * 1024 });
   t.teardown(() => app.close());
   const json = { 'content-type': 'application/json' };
   const scored = { ...EXAMPLE_SCORE_REQUEST, run_id: 'errors', step: 0 };
@@ -111,7 +111,7 @@ t.test('each failure a client can cause has its status and code', async (t) => {
 });
 
 t.test('a gzip or deflate body is read as the JSON it holds', async (t) => {
-  const app = await testApp({ WORKERS: 0 });
+  const app = await testApp();
   t.teardown(() => app.close());
   const body = JSON.stringify({ plan: EXAMPLE_SCORE_REQUEST.groups[0]!.completions[0] });
   const plain = await app.inject({ method: 'POST', url: '/validate-plan', headers: { 'content-type': 'application/json' }, payload: body });

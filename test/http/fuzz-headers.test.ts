@@ -28,10 +28,9 @@ const keyed = await testApp({
   CORS_ORIGINS: ORIGIN,
   RATE_LIMIT_MAX: 1_000_000,
   BODY_LIMIT_BYTES: BODY_LIMIT,
-  WORKERS: 0,
 });
 t.teardown(() => keyed.close());
-const open = await testApp({ BODY_LIMIT_BYTES: BODY_LIMIT, WORKERS: 0 });
+const open = await testApp({ BODY_LIMIT_BYTES: BODY_LIMIT });
 t.teardown(() => open.close());
 
 /** Throws (which fails the property, with the message) unless `ok`. */

@@ -45,7 +45,7 @@ t.test('/metrics: requests by route and status, the pool, models, and per run pl
 });
 
 t.test('/metrics needs a read key when keys are configured', async (t) => {
-  const app = await testApp({ API_KEYS: 'read:metrics-key-0123456789', WORKERS: 0 });
+  const app = await testApp({ API_KEYS: 'read:metrics-key-0123456789' });
   t.teardown(() => app.close());
   t.equal((await app.inject({ method: 'GET', url: '/metrics' })).statusCode, 401);
   t.equal((await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer metrics-key-0123456789' } })).statusCode, 200);

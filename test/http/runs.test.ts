@@ -133,7 +133,7 @@ t.test('an evicted reply is rebuilt byte for byte from its receipt, and still no
 });
 
 t.test('MAX_RUNS: a scoring request or PUT that would create one run too many gets 403 run_quota; GET /runs pages', async (t) => {
-  const small = await testApp({ MAX_RUNS: 2, WORKERS: 0 });
+  const small = await testApp({ MAX_RUNS: 2 });
   t.teardown(() => small.close());
   const score = (run_id: string) => small.inject({ method: 'POST', url: '/score-plan', payload: { run_id, groups: [group(0, 2)] } });
   t.equal((await score('q1')).statusCode, 200);

@@ -28,7 +28,7 @@ t.test('damage that appears while running: 503 state_damaged, the file left alon
   }
   await store.close();
   // The service starts on a sound file (its start-up check passes) ...
-  const app = await testApp({ STATE_DIR: dir, WORKERS: 0 });
+  const app = await testApp({ STATE_DIR: dir });
   t.teardown(() => app.close());
   t.equal((await app.inject({ method: 'GET', url: '/ready' })).statusCode, 200);
   // ... then a page in the middle is overwritten underneath it, and another process's commit makes it

@@ -4,7 +4,7 @@ import { testApp } from '../support/app.js';
 
 // Slow clients cannot hold sockets: a half-sent header and a body that never ends are cut at their
 // timeouts, and connections past MAX_CONNECTIONS are closed at once.
-const app = await testApp({ HEADERS_TIMEOUT_MS: 1000, REQUEST_TIMEOUT_MS: 2000, MAX_CONNECTIONS: 4, WORKERS: 0 });
+const app = await testApp({ HEADERS_TIMEOUT_MS: 1000, REQUEST_TIMEOUT_MS: 2000, MAX_CONNECTIONS: 4 });
 t.teardown(() => app.close());
 await app.listen({ port: 0, host: '127.0.0.1' });
 const { port } = app.server.address() as { port: number };

@@ -62,14 +62,21 @@ const configured = (): WorkerSettings => {
 // Each thread loads the models once, on first use, one per directory (the default verifier shares
 // ENCODER_DIR's encoder). Keyed by directory, several in-process services (WORKERS=0) in one process each
 // get the models they were configured with.
+function loadOnce<T>(loaded: Map<string, Promise<T>>, dir: string, load: (absolute: string) => Promise<T>): Promise<T> {
+  const key = resolve(dir);
+  let p = loaded.get(key);
+  if (!p) {
+    p = load(key);
+    loaded.set(key, p);
+  }
+  return p;
+}
 const encoders = new Map<string, Promise<SentenceEncoder>>();
 function encoderAt(dir: string): Promise<SentenceEncoder> {
-  const key = resolve(dir);
-  let e = encoders.get(key);
-  if (!e) {
+  return loadOnce(encoders, dir, (key) => {
     const s = configured();
     // Imported on first use: onnxruntime-node and the tokenizers cost start-up time and memory.
-    e = import('../../text/encoder.js').then(({ SentenceEncoder }) =>
+    return import('../../text/encoder.js').then(({ SentenceEncoder }) =>
       SentenceEncoder.fromDirectory(key, {
         cacheSize: s.encoderCacheSize,
         batchSize: s.encoderBatchSize,
@@ -81,20 +88,15 @@ function encoderAt(dir: string): Promise<SentenceEncoder> {
         },
       }),
     );
-    encoders.set(key, e);
-  }
-  return e;
+  });
 }
 const encoder = () => loaded('sentence encoder', encoderAt(configured().encoderDir));
 const verifiers = new Map<string, Promise<TurnVerifier>>();
 function verifierAt(dir: string): Promise<TurnVerifier> {
-  let v = verifiers.get(resolve(dir));
-  if (!v) {
+  return loadOnce(verifiers, dir, () => {
     const threads = configured().intraOpThreads;
-    v = import('../../verify/verifier.js').then(({ loadVerifier }) => loadVerifier(dir, encoderAt, threads));
-    verifiers.set(resolve(dir), v);
-  }
-  return v;
+    return import('../../verify/verifier.js').then(({ loadVerifier }) => loadVerifier(dir, encoderAt, threads));
+  });
 }
 const verifier = () => loaded('turn verifier', verifierAt(configured().verifierDir));
 

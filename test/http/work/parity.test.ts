@@ -4,12 +4,12 @@
 // (test/support/app.ts); this file is what holds their answers for the pool too.
 import t from 'tap';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_SCORE_REQUEST } from '../../../src/contracts/examples.js';
-import { EVALUATE_LIMITS } from '../../../src/contracts/evaluate.js';
 import { TraceKnowledgeRequestSchema } from '../../../src/contracts/trace-knowledge.js';
 import { VerifyTurnRequestSchema } from '../../../src/contracts/verify-turn.js';
 import { benchBatch } from '../../../bench/realistic-plans.js';
 import { testApp } from '../../support/app.js';
 import { basePlan, densePlan } from '../../support/plans.js';
+import { limitLengthText } from '../../support/texts.js';
 
 const example = (schema: { meta(): Record<string, unknown> | undefined }) => (schema.meta()!.examples as object[])[0]!;
 const tutorial = ['Fill a pot with water.', 'Bring the water to a boil.', 'Add the pasta and stir.', 'Drain the pasta when tender.'];
@@ -20,10 +20,6 @@ const messages = [
   { role: 'learner', text: 'Okay, it is boiling. Finished' },
 ];
 
-const longText = (k: number) =>
-  Array.from({ length: 2100 }, (_, i) => `The teacher explains step ${i + k} and the learner asks why.`)
-    .join(' ')
-    .slice(0, EVALUATE_LIMITS.maxTextChars);
 const row = { user: 'u', skill: 's', correct: 1 };
 
 const REQUESTS: { url: string; payload: object; status?: number }[] = [
@@ -47,7 +43,7 @@ const REQUESTS: { url: string; payload: object; status?: number }[] = [
   { url: '/verify-turn', payload: example(VerifyTurnRequestSchema) },
   { url: '/trace-knowledge/fit', payload: { rows: [{ ...row, correct: 2 }] }, status: 400 },
   { url: '/trace-knowledge/fit', payload: { rows: [{ ...row, order: 1 }, row] }, status: 400 },
-  { url: '/evaluate-text', payload: { hypothesis: longText(0), references: [longText(7)] }, status: 400 },
+  { url: '/evaluate-text', payload: { hypothesis: limitLengthText(0), references: [limitLengthText(7)] }, status: 400 },
 ];
 
 // Latency and the wall-clock time a step was finalized are the only fields allowed to differ.
