@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { DirectedGraph } from 'graphology';
 import { hasCycle } from 'graphology-dag';
 import t from 'tap';
+import { plainNode } from './support/children.js';
 
 interface Cruise {
   modules: { source: string; dependencies: { resolved: string; coreModule: boolean; couldNotResolve: boolean }[] }[];
@@ -15,8 +16,7 @@ interface Cruise {
 const root = new URL('..', import.meta.url);
 const run = promisify(execFile);
 const { stdout } = await run(
-  process.execPath,
-  ['node_modules/dependency-cruiser/bin/dependency-cruise.mjs', 'src', '--config', '.dependency-cruiser.json', '--output-type', 'json'],
+  ...plainNode(['node_modules/dependency-cruiser/bin/dependency-cruise.mjs', 'src', '--config', '.dependency-cruiser.json', '--output-type', 'json']),
   {
     cwd: root,
     maxBuffer: 64 << 20,

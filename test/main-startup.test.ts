@@ -6,13 +6,15 @@ import t, { type Test } from 'tap';
 import { DEFAULT_RUN_CONFIG } from '../src/contracts/runs.js';
 import { SqliteRunStore } from '../src/runs/sqlite-store.js';
 import { tempStateDir } from './support/app.js';
+import { builtNode, ROOT } from './support/children.js';
 import { startService } from './support/service.js';
 
 // Start-up problems are the operator's to fix: one line on stderr naming the cause and the setting, a
 // non-zero exit, no stack trace.
 function startFails(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: new URL('..', import.meta.url),
+  const [cmd, args] = builtNode('main');
+  const child = spawn(cmd, args, {
+    cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', STATE_DIR: tempStateDir(), WORKERS: '1', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -19,24 +19,35 @@ t.test(`audits ${N.toLocaleString('en-US')} plans in bounded memory`, { timeout:
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const input = path.join(dir, 'plans.jsonl');
 
+  // 1,999 realistic plans, cycled (the count is odd, so each meets every form below): the lines are
+  // concatenated from pre-serialized parts, which keeps writing the input to a few seconds.
   const rand = mulberry32(11);
+  const variants = Array.from({ length: 1_999 }, () => {
+    const r = rand();
+    const defects = { cycle: r < 0.1, badTool: r >= 0.1 && r < 0.2, dangling: r >= 0.2 && r < 0.25 };
+    const json = JSON.stringify(realisticPlan(rand, defects));
+    return {
+      defects,
+      object: json,
+      fenced: JSON.stringify(`Here is the plan.\n\`\`\`json\n${json}\n\`\`\``),
+      truncated: JSON.stringify(json.slice(0, json.length >> 1)),
+    };
+  });
+  const profiles = BENCH_PROFILES.map((p) => JSON.stringify(p));
   const expected = { cycle: 0, tool: 0, parse: 0, accepted: 0, malformed: 0, perIntent: new Map<string, number>() };
   const out = createWriteStream(input);
   for (let i = 0; i < N; i++) {
-    const r = rand();
-    const defects = { cycle: r < 0.1, badTool: r >= 0.1 && r < 0.2, dangling: r >= 0.2 && r < 0.25 };
-    const plan = realisticPlan(rand, defects);
+    const v = variants[i % variants.length]!;
     const truncated = i % 40 === 7;
     // Half plan objects, half model text in a fence, 1 in 40 cut in half (an unparseable completion).
-    const json = JSON.stringify(plan);
-    const completion = truncated ? json.slice(0, json.length >> 1) : i % 2 ? plan : `Here is the plan.\n\`\`\`json\n${json}\n\`\`\``;
+    const completion = truncated ? v.truncated : i % 2 ? v.object : v.fenced;
     if (truncated) expected.parse++;
-    else if (defects.cycle) expected.cycle++;
-    else if (defects.badTool) expected.tool++;
+    else if (v.defects.cycle) expected.cycle++;
+    else if (v.defects.badTool) expected.tool++;
     else expected.accepted++;
     const intent = INTENTS[i % INTENTS.length]!;
     expected.perIntent.set(intent, (expected.perIntent.get(intent) ?? 0) + 1);
-    let line = `${JSON.stringify({ id: i, intent, profile: BENCH_PROFILES[i % BENCH_PROFILES.length], completion })}\n`;
+    let line = `{"id":${i},"intent":"${intent}","profile":${profiles[i % profiles.length]},"completion":${completion}}\n`;
     if (i % 10_000 === 5000) {
       line += '{"id": "broken", "completion": "\n';
       expected.malformed++;

@@ -1,18 +1,11 @@
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { builtNode, ROOT } from '../support/children.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** Runs the CLI from source as a child process; resolves with its exit code and output. */
+/** Runs the built CLI as a child process; resolves with its exit code and output. */
 export function cli(args: string[], nodeArgs: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [...nodeArgs, '--import', 'tsx', 'src/cli/plan-reward.ts', ...args],
-      { cwd: ROOT, maxBuffer: 16 << 20 },
-      (err, stdout, stderr) => {
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-      },
-    );
+    execFile(...builtNode('cli/plan-reward', args, nodeArgs), { cwd: ROOT, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
   });
 }

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import t from 'tap';
 import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
+import { plainNode, ROOT as repo } from '../support/children.js';
 
-const repo = new URL('../..', import.meta.url).pathname;
 const dockerfile = readFileSync(join(repo, 'Dockerfile'), 'utf8');
 const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
 const imageEnv = Object.fromEntries(
@@ -42,19 +42,12 @@ function readOnlyWorkdir(): string {
 }
 
 function start(env: Record<string, string>) {
-  const args = cmd.slice(1);
-  const child = spawn(
-    process.execPath,
-    args.map((a) => (a.startsWith('dist/') ? join(repo, a) : a)),
-    {
-      cwd: readOnlyWorkdir(),
-      // tap's process-info hook, which tap puts into every child, writes a file when the child exits: under
-      // this test it must write where the unprivileged user may, or the child's exit fails on EACCES.
-      env: { PATH: process.env.PATH!, ...env, PORT: '0', HOST: '127.0.0.1', WORKERS: '1', _TAPJS_PROCESSINFO_CWD_: writableDir() },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(nobody ?? {}),
-    },
-  );
+  const child = spawn(...plainNode(cmd.slice(1).map((a) => (a.startsWith('dist/') ? join(repo, a) : a))), {
+    cwd: readOnlyWorkdir(),
+    env: { PATH: process.env.PATH!, ...env, PORT: '0', HOST: '127.0.0.1', WORKERS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(nobody ?? {}),
+  });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   let stderr = '';
   const stdoutLines: string[] = [];
@@ -69,10 +62,6 @@ function start(env: Record<string, string>) {
   });
   return { child, exited, listening, output: () => `${stderr}\n${stdoutLines.slice(-5).join('\n')}` };
 }
-
-t.before(() => {
-  execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' });
-});
 
 t.test('the final stage declares the state volume and points STATE_DIR at it', async (t) => {
   t.equal(cmd[0], 'node');

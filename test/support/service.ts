@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { builtNode, ROOT } from './children.js';
 
 export interface Service {
   base: string;
@@ -10,10 +11,11 @@ export interface Service {
   exited: Promise<number | null>;
 }
 
-/** The real entry point (src/main.ts) in a child process on a free port; resolves once it is ready. */
+/** The real entry point (dist/main.js, built from src/main.ts) in a child process on a free port; resolves once it is ready. */
 export async function startService(env: Record<string, string>): Promise<Service> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: new URL('../..', import.meta.url),
+  const [cmd, args] = builtNode('main');
+  const child = spawn(cmd, args, {
+    cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { plainNode, ROOT } from '../support/children.js';
 import { mathdialOutcome, mathdialRows, parseMathdialConversation, type TrainingRow } from '../../training/mathdial.js';
 
 const SAMPLE = fileURLToPath(new URL('../fixtures/mathdial-sample.jsonl', import.meta.url));
@@ -56,7 +57,7 @@ t.test('one row per tutor turn, with its value, task and preceding context', asy
 
 t.test('the CLI writes JSON lines and a summary', async (t) => {
   const { stdout, stderr, code } = await new Promise<{ stdout: string; stderr: string; code: number | null }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/turn-labels.ts', SAMPLE], { cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+    const child = spawn(...plainNode(['--import', 'tsx', 'scripts/turn-labels.ts', SAMPLE]), { cwd: ROOT });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
