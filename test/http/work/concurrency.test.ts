@@ -30,6 +30,20 @@ async function listening(overrides: Parameters<typeof testApp>[0]): Promise<{ ap
 const post = (base: string, path: string, body: unknown, signal?: AbortSignal) =>
   fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
 
+interface PoolStatus {
+  running: number;
+  queued: number;
+}
+/** /ready's body once its pool matches `pred` (polled; a loaded machine may take a while), or after `ms`. */
+async function readyWhen(base: string, pred: (pool: PoolStatus) => boolean, ms = 10_000): Promise<{ pool: PoolStatus }> {
+  const end = performance.now() + ms;
+  for (;;) {
+    const body = (await (await fetch(`${base}/ready`)).json()) as { pool: PoolStatus };
+    if (pred(body.pool) || performance.now() > end) return body;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 t.test('/health answers while a slow graph-edit-distance request runs', async (t) => {
   const { app, base } = await listening({ WORKERS: 2 });
   t.teardown(() => app.close());
@@ -85,9 +99,9 @@ t.test('a full queue sheds at once with Retry-After, and /ready says the pool is
   const { app, base } = await listening({ WORKERS: 1, MAX_QUEUE: 1 });
   t.teardown(() => app.close());
   const busy = post(base, '/evaluate-plan', slowGed(500));
-  await new Promise((r) => setTimeout(r, 150));
+  await readyWhen(base, (p) => p.running === 1);
   const queued = post(base, '/evaluate-text', { hypothesis: 'a b c', references: ['a b c'] });
-  await new Promise((r) => setTimeout(r, 150));
+  await readyWhen(base, (p) => p.queued === 1);
   const ready = await fetch(`${base}/ready`);
   t.equal(ready.status, 503, 'a load balancer routes elsewhere');
   t.match(await ready.json(), { ready: false, reason: /saturated/, pool: { workers: 1, running: 1, queued: 1, max_queue: 1, saturated: true } });
@@ -106,15 +120,13 @@ t.test('a client that disconnects takes its queued work with it', async (t) => {
   const { app, base } = await listening({ WORKERS: 1 });
   t.teardown(() => app.close());
   const busy = post(base, '/evaluate-plan', slowGed(500));
-  await new Promise((r) => setTimeout(r, 150));
+  await readyWhen(base, (p) => p.running === 1);
   const leaving = new AbortController();
   const gone = post(base, '/trace-knowledge/fit', { rows: [{ user: 1, skill: 'a', correct: 1 }] }, leaving.signal).catch((e: Error) => e.name);
-  await new Promise((r) => setTimeout(r, 150));
-  t.match(await (await fetch(`${base}/ready`)).json(), { pool: { queued: 1 } });
+  t.match(await readyWhen(base, (p) => p.queued === 1), { pool: { queued: 1 } });
   leaving.abort();
   t.equal(await gone, 'AbortError');
-  await new Promise((r) => setTimeout(r, 100));
-  t.match(await (await fetch(`${base}/ready`)).json(), { pool: { queued: 0, running: 1 } }, 'dropped from the queue at once');
+  t.match(await readyWhen(base, (p) => p.queued === 0, 1000), { pool: { queued: 0, running: 1 } }, 'dropped from the queue at once');
   t.equal((await busy).status, 200);
 });
 

@@ -18,7 +18,17 @@ t.test('a slow request of step 0 counts into step 0 even when a quick step-1 req
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   // One group is one task: it occupies one worker while the small request is scored on the other.
   const big = post(base, { ...benchBatch(1, 1024), run_id: 'order', step: 0 });
-  await new Promise((r) => setTimeout(r, 300));
+  // Its judging on a worker shows that it has arrived and holds its turn (a fixed pause was not enough
+  // on a loaded machine: the small request could arrive first, and the big one was then rightly late).
+  let settled = false;
+  void big.finally(() => {
+    settled = true;
+  });
+  let pool = { running: 0, queued: 0 };
+  while (!settled && pool.running + pool.queued === 0) {
+    await new Promise((r) => setTimeout(r, 5));
+    pool = (await app.inject({ url: '/ready' })).json<{ pool: typeof pool }>().pool;
+  }
   const small = post(base, { ...EXAMPLE_SCORE_REQUEST, run_id: 'order', step: 1 });
   const [a, b] = await Promise.all([big, small]);
   t.match(a.body.run, { step: 0, status: 'open', counted: true });
