@@ -38,7 +38,7 @@ export const EvaluatePlanRequestSchema = z
 
 /** The three cosine checks of a tool binding (PersonalPlan A.4, TBQ). */
 export const BINDING_CHECKS = ['role_subtask', 'tool_role', 'tool_instruction'] as const;
-export type BindingCheck = (typeof BINDING_CHECKS)[number];
+type BindingCheck = (typeof BINDING_CHECKS)[number];
 const perCheck = <T extends z.ZodType>(value: T) => z.object(Object.fromEntries(BINDING_CHECKS.map((c) => [c, value])) as Record<BindingCheck, T>);
 
 const StructuralSimilaritySchema = z.object({

@@ -1,4 +1,4 @@
-import { BINDING_CHECKS, type BindingCheck, type ToolBindingQuality } from '../contracts/evaluate-plan.js';
+import { BINDING_CHECKS, type ToolBindingQuality } from '../contracts/evaluate-plan.js';
 import type { Agent, Plan } from '../contracts/plan.js';
 import type { ResolvedPalette } from '../plan/palette.js';
 import { cosine } from '../text/similarity.js';
