@@ -67,3 +67,21 @@ export async function testApp(overrides: Partial<Config> = {}): Promise<FastifyI
   built.readiness.ready = true;
   return built.app;
 }
+
+interface PoolStatus {
+  running: number;
+  queued: number;
+}
+
+/**
+ * /ready's body once its pool matches `pred`, or after `ms`: how a test waits for another request to
+ * have reached the pool (a fixed pause can be outrun by a loaded machine).
+ */
+export async function readyWhen(base: string, pred: (pool: PoolStatus) => boolean, ms = 10_000): Promise<{ pool: PoolStatus }> {
+  const end = performance.now() + ms;
+  for (;;) {
+    const body = (await (await fetch(`${base}/ready`)).json()) as { pool: PoolStatus };
+    if (pred(body.pool) || performance.now() > end) return body;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

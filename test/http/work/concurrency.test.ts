@@ -3,7 +3,7 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { EXAMPLE_SCORE_REQUEST } from '../../../src/contracts/examples.js';
-import { testApp } from '../../support/app.js';
+import { readyWhen, testApp } from '../../support/app.js';
 import { densePlan } from '../../support/plans.js';
 
 // Ten graph edit distances between dense 15-step plans (4 against gold, 6 between them), each searching
@@ -29,20 +29,6 @@ async function listening(overrides: Parameters<typeof testApp>[0]): Promise<{ ap
 }
 const post = (base: string, path: string, body: unknown, signal?: AbortSignal) =>
   fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
-
-interface PoolStatus {
-  running: number;
-  queued: number;
-}
-/** /ready's body once its pool matches `pred` (polled; a loaded machine may take a while), or after `ms`. */
-async function readyWhen(base: string, pred: (pool: PoolStatus) => boolean, ms = 10_000): Promise<{ pool: PoolStatus }> {
-  const end = performance.now() + ms;
-  for (;;) {
-    const body = (await (await fetch(`${base}/ready`)).json()) as { pool: PoolStatus };
-    if (pred(body.pool) || performance.now() > end) return body;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 t.test('/health answers while a slow graph-edit-distance request runs', async (t) => {
   const { app, base } = await listening({ WORKERS: 2 });

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { benchBatch } from '../../../bench/realistic-plans.js';
 import { EXAMPLE_SCORE_REQUEST } from '../../../src/contracts/examples.js';
-import { testApp } from '../../support/app.js';
+import { readyWhen, testApp } from '../../support/app.js';
 
 const post = (base: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${base}/score-plan`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(async (r) => ({
@@ -24,11 +24,7 @@ t.test('a slow request of step 0 counts into step 0 even when a quick step-1 req
   void big.finally(() => {
     settled = true;
   });
-  let pool = { running: 0, queued: 0 };
-  while (!settled && pool.running + pool.queued === 0) {
-    await new Promise((r) => setTimeout(r, 5));
-    pool = (await app.inject({ url: '/ready' })).json<{ pool: typeof pool }>().pool;
-  }
+  await readyWhen(base, (p) => settled || p.running + p.queued > 0);
   const small = post(base, { ...EXAMPLE_SCORE_REQUEST, run_id: 'order', step: 1 });
   const [a, b] = await Promise.all([big, small]);
   t.match(a.body.run, { step: 0, status: 'open', counted: true });
