@@ -20,6 +20,9 @@ FROM node:20-bookworm-slim
 # Run state lives on the /data volume (SQLite), unless STATE_URL points at PostgreSQL. Listening on every
 # interface, the service starts only with API keys (API_KEYS or API_KEYS_FILE) or ALLOW_ANONYMOUS=true.
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 STATE_DIR=/data
+# glibc's malloc keeps large freed blocks inside its arenas unless its thresholds are fixed at start-up, as
+# `npm start` does (docs/concurrency.md, Memory).
+ENV MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 /**
@@ -6,8 +7,12 @@ import { createInterface } from 'node:readline';
  * once it is ready and every capability has loaded, so no measurement overlaps model loading.
  */
 export async function startBuiltService(env: Record<string, string> = {}): Promise<{ base: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['dist/main.js'], {
-    cwd: new URL('..', import.meta.url),
+  const root = new URL('..', import.meta.url);
+  // package.json's start command itself, its environment included; `exec env` keeps the child's pid node's,
+  // whose resident memory the benches read.
+  const start = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const child = spawn('sh', ['-c', `exec env ${start}`], {
+    cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -34,6 +34,19 @@ export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilitie
   poolGauge('tutor_pool_running', 'Tasks running on a worker', () => pool.status().running);
   poolGauge('tutor_pool_queued', 'Tasks waiting for a worker (MAX_QUEUE bounds it)', () => pool.status().queued);
   poolGauge('tutor_pool_utilization', "Share of the pool's capacity used since start", () => pool.status().utilization);
+  poolGauge('tutor_pool_heap_after_collection_bytes', "The workers' V8 heaps together after their last idle collection", () => pool.collections().heapBytes);
+  const counter = (name: string, help: string, read: () => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [register],
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  counter('tutor_pool_idle_collections_total', 'Full garbage collections of every worker, run 2 s after the pool last worked', () => pool.collections().count);
+  counter('tutor_pool_collected_bytes_total', 'Worker heap those collections gave back', () => pool.collections().freedBytes);
   new Counter({
     name: 'tutor_encoder_cache_lookups_total',
     help: 'Sentence-encoder cache lookups, by result (hit: embedding reused; miss: text embedded), over every worker',

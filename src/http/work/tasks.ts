@@ -2,6 +2,8 @@
 // Each task takes and returns plain data (structured clone); domain errors a client caused come back as
 // values, since an error's class does not survive the thread boundary.
 import { resolve } from 'node:path';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { workerData } from 'node:worker_threads';
 import type { EvaluateDialogueRequest, EvaluateTextCorpusRequest, EvaluateTextRequest } from '../../contracts/evaluate.js';
 import type { EvaluatePlanRequest } from '../../contracts/evaluate-plan.js';
@@ -241,4 +243,20 @@ export function verifyTask(input: VerifyInput, stop: Stop) {
 export async function loadTask(which: 'encoder' | 'verifier', _stop: Stop): Promise<string> {
   if (which === 'encoder') return (await encoderAt(configured().encoderDir)).manifest.name;
   return (await verifierAt(configured().verifierDir)).info.name;
+}
+
+let fullCollection: (() => void) | undefined;
+/**
+ * A full garbage collection of this thread's heap, with the heap's size before and after it, bytes. V8
+ * returns a heap's freed pages to the system only after one, and an idle pool worker runs none.
+ */
+export async function collectTask(_input: null, _stop: Stop): Promise<{ before: number; after: number }> {
+  if (!fullCollection) {
+    // The flag turned on at run time exposes `gc` to contexts made after it: no --expose-gc in `npm start`.
+    setFlagsFromString('--expose-gc');
+    fullCollection = runInNewContext('gc') as () => void;
+  }
+  const before = getHeapStatistics().total_heap_size;
+  fullCollection();
+  return { before, after: getHeapStatistics().total_heap_size };
 }
