@@ -1,11 +1,6 @@
 import t from 'tap';
 import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
-import { testApp } from '../support/app.js';
-
-const value = (text: string, series: string): number | undefined => {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-};
+import { metricValue as value, testApp } from '../support/app.js';
 
 t.test('/metrics: requests by route and status, the pool, models, and per run plans, gate reasons and weights', async (t) => {
   const app = await testApp({ WORKERS: 1 });
@@ -37,7 +32,7 @@ t.test('/metrics: requests by route and status, the pool, models, and per run pl
   t.equal(value(m, 'tutor_run_weight{run="m1",axis="struct"}'), run.weights.struct);
   t.equal(value(m, 'tutor_run_ema{run="m1",axis="ped"}'), run.ema.ped, 'the EMA after the last finalized step');
   t.equal(value(m, 'tutor_run_step{run="m1"}'), 0, 'the late request counted nowhere, its step was 0');
-  t.ok(value(m, 'process_resident_memory_bytes')! > 0, 'process metrics');
+  t.ok(value(m, 'process_resident_memory_bytes') > 0, 'process metrics');
 
   t.equal((await app.inject({ method: 'DELETE', url: '/runs/m1' })).statusCode, 204);
   const after = (await app.inject({ method: 'GET', url: '/metrics' })).body;
@@ -71,11 +66,11 @@ t.test('/metrics counts encoder cache hits and misses over the worker threads', 
     t.same(await lookups(), { hits: 0, misses: 0 }, `WORKERS=${workers}: nothing embedded yet`);
     t.equal((await app.inject({ method: 'POST', url: '/trace-knowledge', payload })).statusCode, 200);
     const first = await lookups();
-    t.ok(first.misses! > 0, `WORKERS=${workers}: the first request embeds (${first.misses} misses, ${first.hits} hits)`);
+    t.ok(first.misses > 0, `WORKERS=${workers}: the first request embeds (${first.misses} misses, ${first.hits} hits)`);
     t.equal((await app.inject({ method: 'POST', url: '/trace-knowledge', payload })).statusCode, 200);
     const second = await lookups();
     t.equal(second.misses, first.misses, `WORKERS=${workers}: the same texts again embed nothing`);
-    t.equal(second.hits! - first.hits!, first.hits! + first.misses!, `WORKERS=${workers}: every lookup of the repeat is a hit`);
+    t.equal(second.hits - first.hits, first.hits + first.misses, `WORKERS=${workers}: every lookup of the repeat is a hit`);
     await app.close();
   }
 });

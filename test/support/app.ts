@@ -85,3 +85,10 @@ export async function readyWhen(base: string, pred: (pool: PoolStatus) => boolea
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** The value of one series (name and labels, as printed) in a /metrics text; throws when it is absent. */
+export function metricValue(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  if (line === undefined) throw new Error(`no ${series} in /metrics`);
+  return Number(line.slice(series.length + 1));
+}

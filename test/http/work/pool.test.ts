@@ -1,13 +1,7 @@
 // An idle pool gives back the heap its workers grew while working (docs/concurrency.md, Memory).
 import t from 'tap';
 import { EXAMPLE_SCORE_REQUEST } from '../../../src/contracts/examples.js';
-import { testApp } from '../../support/app.js';
-
-const series = (text: string, name: string): number => {
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  if (line === undefined) throw new Error(`no ${name} in /metrics`);
-  return Number(line.slice(name.length + 1));
-};
+import { metricValue, testApp } from '../../support/app.js';
 
 t.test('the workers run a full collection once the pool has been idle after work, and not again until it works', async (t) => {
   const app = await testApp({ WORKERS: 2 });
@@ -15,9 +9,9 @@ t.test('the workers run a full collection once the pool has been idle after work
   const metrics = async () => {
     const m = (await app.inject({ method: 'GET', url: '/metrics' })).body;
     return {
-      count: series(m, 'tutor_pool_idle_collections_total'),
-      freed: series(m, 'tutor_pool_collected_bytes_total'),
-      heap: series(m, 'tutor_pool_heap_after_collection_bytes'),
+      count: metricValue(m, 'tutor_pool_idle_collections_total'),
+      freed: metricValue(m, 'tutor_pool_collected_bytes_total'),
+      heap: metricValue(m, 'tutor_pool_heap_after_collection_bytes'),
     };
   };
   const settled = async () => {
