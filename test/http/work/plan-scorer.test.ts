@@ -3,7 +3,7 @@ import { benchBatch } from '../../../bench/realistic-plans.js';
 import type { ScorePlanRequest } from '../../../src/contracts/score-plan.js';
 import { splitGroups } from '../../../src/http/work/plan-scorer.js';
 
-const chars = (groups: ScorePlanRequest['groups']) => groups.reduce((n, g) => n + g.completions.reduce((m, c) => m + (c as string).length, 0), 0);
+const chars = (groups: ScorePlanRequest['groups']) => groups.reduce((n, g) => n + g.completions.reduce<number>((m, c) => m + (c as string).length, 0), 0);
 const plans = (groups: ScorePlanRequest['groups']) => groups.reduce((n, g) => n + g.completions.length, 0);
 
 t.test('a large request goes in parts under 96 KiB of completion text, every group once and in order', async (t) => {
