@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { bounded } from '../../common/bounded.js';
 import type { ScorePlanRequest } from '../../contracts/score-plan.js';
 import type { PlanLimits } from '../../plan/parse.js';
 import type { PlanScorer } from '../../runs/score-in-run.js';
@@ -63,17 +64,6 @@ export function splitGroups(groups: ScorePlanRequest['groups'], workers: number)
   return runs;
 }
 
-/** `run` over every item with at most `width` at a time, results in item order. */
-async function windowed<T, R>(items: readonly T[], width: number, run: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    for (let i = next++; i < items.length; i = next++) out[i] = await run(items[i]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
-  return out;
-}
-
 /**
  * /score-plan's plans judged on the pool, a large request's groups split across the workers (groups are
  * independent, so the split changes no result), and composed on the main thread.
@@ -89,11 +79,15 @@ export function pooledScorer(req: ScorePlanRequest, limits: PlanLimits, pool: Wo
       const parts = new AbortController();
       const either = AbortSignal.any([signal, parts.signal]);
       const workers = Math.max(1, pool.workers);
-      const results = await windowed(splitGroups(req.groups, workers), workers * PARTS_IN_FLIGHT_PER_WORKER, (groups) =>
-        pool.run('evaluateGroupsTask', { groups, palette: req.palette, limits, gate }, either).catch((e: unknown) => {
-          parts.abort(e);
-          throw e;
-        }),
+      const results = await bounded(
+        workers * PARTS_IN_FLIGHT_PER_WORKER,
+        splitGroups(req.groups, workers).map(
+          (groups) => () =>
+            pool.run('evaluateGroupsTask', { groups, palette: req.palette, limits, gate }, either).catch((e: unknown) => {
+              parts.abort(e);
+              throw e;
+            }),
+        ),
       );
       // The parts' messages were read in turns of their own; composing gets its own too.
       if (results.length > 1) await nextTurn();

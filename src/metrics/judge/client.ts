@@ -1,4 +1,5 @@
 import { CRITERIA, judgePrompt, parseScore, type Criterion } from './rubric.js';
+import { bounded } from '../../common/bounded.js';
 
 export interface JudgeConfig {
   /** An OpenAI-compatible API root, e.g. http://localhost:8000/v1 (vLLM), http://localhost:11434/v1 (Ollama). */
@@ -49,20 +50,6 @@ async function complete(config: JudgeConfig, messages: { role: string; content: 
     }
   }
   throw Object.assign(last, { attempts: config.retries + 1 });
-}
-
-/** Runs `tasks` with at most `limit` in flight. */
-async function bounded<T>(limit: number, tasks: (() => Promise<T>)[]): Promise<T[]> {
-  const out: T[] = new Array<T>(tasks.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < tasks.length) {
-      const i = next++;
-      out[i] = await tasks[i]!();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
-  return out;
 }
 
 /** The eight criteria, one independent call each; a criterion whose call fails has score null and the error. */

@@ -33,17 +33,7 @@ t.test('a request too small to split stays whole; one of two workers-worth is sp
 t.test('a group is never cut, even one over the text bound', async (t) => {
   const huge = benchBatch(2, 8).groups.map((g) => ({
     ...g,
-    completions: [
-      ...g.completions,
-      ...g.completions,
-      ...g.completions,
-      ...g.completions,
-      ...g.completions,
-      ...g.completions,
-      ...g.completions,
-      ...g.completions,
-      ...g.completions,
-    ],
+    completions: Array.from({ length: 72 }, (_, k) => g.completions[k % g.completions.length]!),
   }));
   t.ok(chars(huge.slice(0, 1)) > 96 * 1024, 'each group alone is over the bound');
   t.same(splitGroups(huge, 2), [[huge[0]], [huge[1]]]);
