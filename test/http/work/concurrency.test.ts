@@ -35,7 +35,7 @@ t.test('/health answers while a slow graph-edit-distance request runs', async (t
   t.teardown(() => app.close());
   const started = performance.now();
   let finished = 0;
-  const slow = post(base, '/evaluate-plan', slowGed(800)).then(async (r) => {
+  const slow = post(base, '/evaluate-plan', slowGed(500)).then(async (r) => {
     finished = performance.now();
     return r.status;
   });
@@ -84,7 +84,7 @@ t.test('the server deadline bounds every request; a body deadline cannot raise i
 t.test('a full queue sheds at once with Retry-After, and /ready says the pool is saturated', async (t) => {
   const { app, base } = await listening({ WORKERS: 1, MAX_QUEUE: 1 });
   t.teardown(() => app.close());
-  const busy = post(base, '/evaluate-plan', slowGed(500));
+  const busy = post(base, '/evaluate-plan', slowGed(300));
   await readyWhen(base, (p) => p.running === 1);
   const queued = post(base, '/evaluate-text', { hypothesis: 'a b c', references: ['a b c'] });
   await readyWhen(base, (p) => p.queued === 1);
@@ -105,7 +105,7 @@ t.test('a full queue sheds at once with Retry-After, and /ready says the pool is
 t.test('a client that disconnects takes its queued work with it', async (t) => {
   const { app, base } = await listening({ WORKERS: 1 });
   t.teardown(() => app.close());
-  const busy = post(base, '/evaluate-plan', slowGed(500));
+  const busy = post(base, '/evaluate-plan', slowGed(300));
   await readyWhen(base, (p) => p.running === 1);
   const leaving = new AbortController();
   const gone = post(base, '/trace-knowledge/fit', { rows: [{ user: 1, skill: 'a', correct: 1 }] }, leaving.signal).catch((e: Error) => e.name);

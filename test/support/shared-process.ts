@@ -1,0 +1,49 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import t from 'tap';
+import { ROOT } from './children.js';
+
+// Starting a tap process costs about 2 s of CPU before a test runs (tsx, tap's module hooks on a second
+// thread, coverage), more than most test files then take. The files that need no process of their own are
+// listed once, in package.json's `tap.exclude` (so tap does not start them), and test/_shared/<part>.test.ts
+// imports those of its part, one after another, in one process. A file still runs alone with
+// `node --import tsx <file>`.
+
+/** The parts, by path prefix: a shared file belongs to the first part that claims it; `rest` takes the others. */
+const PARTS = { fuzz: ['test/http/fuzz'], http: ['test/http/'], runs: ['test/runs/'], metrics: ['test/metrics/', 'test/text/'], rest: [''] } as const;
+
+/** The test files under `tap.exclude`'s `test/…` patterns (a file, or a folder as `dir/**`), sorted. */
+function sharedFiles(): string[] {
+  const patterns = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { tap: { exclude: string[] } }).tap.exclude.filter((p) =>
+    p.startsWith('test/'),
+  );
+  return patterns
+    .flatMap((p) => {
+      if (!p.endsWith('/**')) return [p];
+      const dir = p.slice(0, -3);
+      return (readdirSync(join(ROOT, dir), { recursive: true }) as string[]).filter((f) => f.endsWith('.test.ts')).map((f) => `${dir}/${f}`);
+    })
+    .sort();
+}
+
+/**
+ * Imports the shared test files of `part`, one after another; each adds its tests to this process's root.
+ * A file's tests finish before the next file is loaded: a file's top-level work (fixtures, an app) would
+ * otherwise run in the middle of the previous file's tests, and some of those time a stub server. The
+ * import runs inside a subtest because tap ends a root that has a teardown once it is idle, and a file's
+ * top-level awaits (an app listening) leave it idle.
+ */
+export async function runShared(part: keyof typeof PARTS): Promise<string[]> {
+  const partOf = (file: string) => (Object.keys(PARTS) as (keyof typeof PARTS)[]).find((p) => PARTS[p].some((prefix) => file.startsWith(prefix)));
+  const files = sharedFiles().filter((f) => partOf(f) === part);
+  for (const file of files) {
+    await t.test(`${file}: loaded`, async (t) => {
+      await import(pathToFileURL(join(ROOT, file)).href);
+      t.pass();
+    });
+    // Queued after the file's tests, so it ends after them.
+    await t.test(`${file}: its tests ran`, async (t) => t.pass());
+  }
+  return files;
+}
