@@ -1,6 +1,4 @@
-// The shared test files of part `rest` (test/support/shared-process.ts), in this one process.
-import t from 'tap';
+// Runs the shared test files of the part this file is named for (test/support/shared-process.ts).
 import { runShared } from '../support/shared-process.js';
 
-const files = await runShared('rest');
-t.ok(files.length > 0, `${files.length} files: ${files.join(', ')}`);
+await runShared(import.meta.url);

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { basename, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import t from 'tap';
 import { ROOT } from './children.js';
 
@@ -8,7 +8,7 @@ import { ROOT } from './children.js';
 // thread, coverage), more than most test files then take. The files that need no process of their own are
 // listed once, in package.json's `tap.exclude` (so tap does not start them), and test/_shared/<part>.test.ts
 // imports those of its part, one after another, in one process. A file still runs alone with
-// `node --import tsx <file>`.
+// `npx tap --disable-coverage <file>` (tap runs a file named on its command line even when excluded).
 
 /** The parts, by path prefix: a shared file belongs to the first part that claims it; `rest` takes the others. */
 const PARTS = { fuzz: ['test/http/fuzz'], http: ['test/http/'], runs: ['test/runs/'], metrics: ['test/metrics/', 'test/text/'], rest: [''] } as const;
@@ -28,13 +28,15 @@ function sharedFiles(): string[] {
 }
 
 /**
- * Imports the shared test files of `part`, one after another; each adds its tests to this process's root.
+ * Imports the shared test files of the part the entry at `entryUrl` is named for, one after another; each adds its tests to this process's root.
  * A file's tests finish before the next file is loaded: a file's top-level work (fixtures, an app) would
  * otherwise run in the middle of the previous file's tests, and some of those time a stub server. The
  * import runs inside a subtest because tap ends a root that has a teardown once it is idle, and a file's
  * top-level awaits (an app listening) leave it idle.
  */
-export async function runShared(part: keyof typeof PARTS): Promise<string[]> {
+export async function runShared(entryUrl: string): Promise<void> {
+  const part = basename(fileURLToPath(entryUrl), '.test.ts');
+  if (!Object.hasOwn(PARTS, part)) throw new Error(`${entryUrl}: no shared part ${part} in test/support/shared-process.ts`);
   const partOf = (file: string) => (Object.keys(PARTS) as (keyof typeof PARTS)[]).find((p) => PARTS[p].some((prefix) => file.startsWith(prefix)));
   const files = sharedFiles().filter((f) => partOf(f) === part);
   for (const file of files) {
@@ -45,5 +47,5 @@ export async function runShared(part: keyof typeof PARTS): Promise<string[]> {
     // Queued after the file's tests, so it ends after them.
     await t.test(`${file}: its tests ran`, async (t) => t.pass());
   }
-  return files;
+  t.ok(files.length > 0, `${files.length} files: ${files.join(', ')}`);
 }
