@@ -19,21 +19,24 @@ export function receiptKey(step: number | undefined, idempotencyKey: string): st
  * given the step's weights and options.
  */
 export class ReplyCache {
-  private readonly bodies: LRUCache<string, string>;
+  private readonly bodies: LRUCache<string, readonly Uint8Array[]>;
 
   constructor(maxBytes: number) {
-    this.bodies = new LRUCache<string, string>({ maxSize: maxBytes, sizeCalculation: (body) => Math.max(1, body.length * 2) });
+    this.bodies = new LRUCache<string, readonly Uint8Array[]>({ maxSize: maxBytes, sizeCalculation: (body) => Math.max(1, bytesOf(body)) });
   }
 
-  get(receiptId: string): string | undefined {
+  /** The reply's UTF-8 JSON, in the pieces it was written in. */
+  get(receiptId: string): readonly Uint8Array[] | undefined {
     return this.bodies.get(receiptId);
   }
 
-  set(receiptId: string, body: string): void {
+  set(receiptId: string, body: readonly Uint8Array[]): void {
     // A reply larger than the whole cache is not kept (lru-cache would refuse it anyway).
-    if (body.length * 2 <= this.bodies.maxSize) this.bodies.set(receiptId, body);
+    if (bytesOf(body) <= this.bodies.maxSize) this.bodies.set(receiptId, body);
   }
 }
+
+const bytesOf = (pieces: readonly Uint8Array[]) => pieces.reduce((n, p) => n + p.byteLength, 0);
 
 /** An Idempotency-Key reused in a run for a request with a different body (409). */
 export class IdempotencyConflict extends Error {

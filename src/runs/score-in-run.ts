@@ -21,13 +21,28 @@ import {
 } from '../scoring/score-groups.js';
 import { VERSIONS } from '../scoring/versions.js';
 import { composeSample } from '../scoring/score-samples.js';
-import { fingerprint, receiptKey, type ReplyCache } from './idempotency.js';
+import { receiptKey, type ReplyCache } from './idempotency.js';
 import type { Counted, RunLedger, StepInfo } from './ledger.js';
-import type { RunTurns } from './turns.js';
+import type { Arrival, RunTurns } from './turns.js';
 
 const DEFAULT_RUN_ID = 'default';
 
-export type RunScoring = { kind: 'scored'; body: string; summary: ScoreSummary } | { kind: 'replay'; body: string } | { kind: 'conflict'; message: string };
+/** A response's UTF-8 JSON in pieces, in order: a large one is written and sent a few pieces at a time. */
+type JsonPieces = readonly Uint8Array[];
+
+export type RunScoring =
+  | { kind: 'scored'; body: JsonPieces; summary: ScoreSummary }
+  | { kind: 'replay'; body: JsonPieces }
+  | { kind: 'conflict'; message: string };
+
+/** What the bookkeeping reads of a /score-plan request; its plans stay with the scorer. */
+export type RunRequest = Pick<ScorePlanRequest, 'run_id' | 'step' | 'options'>;
+
+/** A request's Idempotency-Key, with the fingerprint of the request (idempotency.ts) that tells a retry from a reuse. */
+export interface Idempotency {
+  key: string;
+  fingerprint: string;
+}
 
 export interface RunDeps {
   ledger: RunLedger;
@@ -42,7 +57,11 @@ export interface PlanScorer<J> {
   /** What the judged plans bring to their step. */
   tally(judged: J): Tally;
   /** Composes the judged plans with `weights`; `write` gives the response text once the step info is known. */
-  compose(judged: J, options: ResolvedOptions, weights: AxisVector): { summary: ScoreSummary; write: (run: StepInfo | null) => string | Promise<string> };
+  compose(
+    judged: J,
+    options: ResolvedOptions,
+    weights: AxisVector,
+  ): { summary: ScoreSummary; write: (run: StepInfo | null) => JsonPieces | Promise<JsonPieces> };
 }
 
 /** Judges once per distinct gate (a run's λ_hard may change while a request waits for its turn). */
@@ -103,47 +122,54 @@ const runDefaults = async (deps: RunDeps, runId: string): Promise<ScoringDefault
  * /score-plan with step accounting. Plans are judged as soon as the request arrives, with the options its
  * run has then; the bookkeeping — replay check, which step and weights apply, recording the plans and the
  * receipt — is one transaction of the run store, taken in the request's turn of its run (arrival order in
- * this process). Only once it has committed is the request answered. A request whose signal aborts before
- * its turn records nothing.
+ * this process; `arrival`, the place a request kept before it knew its run). Only once it has committed
+ * is the request answered. A request whose signal aborts before its turn records nothing.
  */
 export async function scoreInRun<J>(
-  req: ScorePlanRequest,
-  idempotencyKey: string | undefined,
+  req: RunRequest,
+  idempotency: Idempotency | undefined,
   deps: RunDeps,
   scorer: PlanScorer<J>,
   signal: AbortSignal,
+  arrival?: Arrival,
 ): Promise<RunScoring> {
   const judged = memoJudge((gate) => scorer.judge(gate));
   const runId = req.run_id === undefined ? DEFAULT_RUN_ID : req.run_id;
   if (runId === null) {
+    arrival?.leave();
     const options = resolveOptions(req.options, deps.serviceDefaults);
     const c = scorer.compose(await judged(options), options, INITIAL_WEIGHTS);
     return { kind: 'scored', body: await c.write(null), summary: c.summary };
   }
 
-  const receipt = idempotencyKey === undefined ? undefined : { key: receiptKey(req.step, idempotencyKey), fingerprint: fingerprint(req) };
+  const receipt = idempotency && { key: receiptKey(req.step, idempotency.key), fingerprint: idempotency.fingerprint };
   const byDefaults = (d: ScoringDefaults) => judged(resolveOptions(req.options, d));
   // Judging starts now; its outcome is awaited in the turn, or dropped if the request ends first.
   const onArrival = runDefaults(deps, runId);
   void onArrival.then(byDefaults).catch(() => undefined);
-  return deps.turns.inTurn(runId, signal, async () => {
-    const { judgement, counted } = await countJudged(deps, runId, req.step, onArrival, byDefaults, (j) => scorer.tally(j), receipt, signal);
-    if (counted.kind === 'conflict') {
-      return { kind: 'conflict', message: `Idempotency-Key "${idempotencyKey!}" was used for a different request in run ${runId}` };
-    }
-    if (counted.kind === 'replay') {
-      const cached = deps.replies.get(counted.receipt.id);
-      if (cached !== undefined) return { kind: 'replay', body: cached };
-      // Counted before a restart, on another replica, or evicted: rebuilt, not counted again.
-      const options = resolveOptions(req.options, counted.receipt.defaults);
-      return { kind: 'replay', body: await scorer.compose(await judged(options), options, counted.receipt.run.weights).write(counted.receipt.run) };
-    }
-    const options = resolveOptions(req.options, counted.defaults);
-    const c = scorer.compose(judgement, options, counted.run.weights);
-    const body = await c.write(counted.run);
-    if (counted.receipt !== undefined) deps.replies.set(counted.receipt, body);
-    return { kind: 'scored', body, summary: { ...c.summary, run: runSummary(counted.run) } };
-  });
+  return deps.turns.inTurn(
+    runId,
+    signal,
+    async () => {
+      const { judgement, counted } = await countJudged(deps, runId, req.step, onArrival, byDefaults, (j) => scorer.tally(j), receipt, signal);
+      if (counted.kind === 'conflict') {
+        return { kind: 'conflict', message: `Idempotency-Key "${idempotency!.key}" was used for a different request in run ${runId}` };
+      }
+      if (counted.kind === 'replay') {
+        const cached = deps.replies.get(counted.receipt.id);
+        if (cached !== undefined) return { kind: 'replay', body: cached };
+        // Counted before a restart, on another replica, or evicted: rebuilt, not counted again.
+        const options = resolveOptions(req.options, counted.receipt.defaults);
+        return { kind: 'replay', body: await scorer.compose(await judged(options), options, counted.receipt.run.weights).write(counted.receipt.run) };
+      }
+      const options = resolveOptions(req.options, counted.defaults);
+      const c = scorer.compose(judgement, options, counted.run.weights);
+      const body = await c.write(counted.run);
+      if (counted.receipt !== undefined) deps.replies.set(counted.receipt, body);
+      return { kind: 'scored', body, summary: { ...c.summary, run: runSummary(counted.run) } };
+    },
+    arrival,
+  );
 }
 
 export interface SampleResult extends Judged {
@@ -187,7 +213,7 @@ export function localScorer(req: ScorePlanRequest, limits: PlanLimits): PlanScor
       ),
     compose(judged, options, weights) {
       const { groups, summary } = composeGroups(judged, options, weights, req.options?.detail === 'rewards' ? () => ({}) : planDetail);
-      return { summary, write: (run) => JSON.stringify({ groups, weights, options, palette: paletteInfo(palette), versions: VERSIONS, run }) };
+      return { summary, write: (run) => [Buffer.from(JSON.stringify({ groups, weights, options, palette: paletteInfo(palette), versions: VERSIONS, run }))] };
     },
   };
 }

@@ -1,4 +1,6 @@
+import { gzipSync } from 'node:zlib';
 import t from 'tap';
+import { benchBatch } from '../../bench/realistic-plans.js';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY, EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
 import type { ScorePlanResponse } from '../../src/contracts/score-plan.js';
 import { testApp } from '../support/app.js';
@@ -181,4 +183,58 @@ t.test('a run request past a tiny deadline is a 504, and its abandoned judging r
     await new Promise((r) => setTimeout(r, 300));
     t.equal((await server.inject({ method: 'GET', url: '/runs/deadline-run' })).statusCode, 404, `on ${where}: nothing of it was recorded`);
   }
+});
+
+t.test('a body of 4 MiB or more, read on a worker: the same 400s, limits, replays and conflicts', async (t) => {
+  const big = await testApp({ WORKERS: 2, MAX_PLANS_PER_REQUEST: 1100, BODY_LIMIT_BYTES: 8 << 20 });
+  t.teardown(() => big.close());
+  const send = (payload: string, headers: Record<string, string> = {}) =>
+    big.inject({ method: 'POST', url: '/score-plan', payload, headers: { 'content-type': 'application/json', ...headers } });
+  const batch = benchBatch(128, 8);
+  t.ok(JSON.stringify(batch).length > 4 << 20, 'the 128×8 batch is over 4 MiB');
+
+  const notJson = await send(`{"groups": [${' '.repeat(4 << 20)}`);
+  t.equal(notJson.statusCode, 400);
+  t.match(notJson.json(), { code: 'invalid_json' });
+  const badProfile = await send(JSON.stringify({ ...batch, groups: batch.groups.map((g, i) => (i === 40 ? { ...g, profile: 7 } : g)) }));
+  t.equal(badProfile.statusCode, 400);
+  t.match(badProfile.json(), { code: 'invalid_request', issues: [{ path: '$.groups[40].profile' }] });
+  let deep: unknown = 'x';
+  for (let i = 0; i < 70; i++) deep = { d: deep };
+  const tooDeep = await send(JSON.stringify({ ...batch, groups: batch.groups.map((g, i) => (i === 3 ? { ...g, completions: [deep] } : g)) }));
+  t.equal(tooDeep.statusCode, 400);
+  t.match(tooDeep.json(), { issues: [{ path: /^\$\.groups\[3\]\.completions\[0\](\.d)+$/ }] });
+  const tooMany = await send(JSON.stringify({ ...benchBatch(160, 8), run_id: null }));
+  t.equal(tooMany.statusCode, 400);
+  t.match(tooMany.json(), { issues: [{ path: '$.groups', message: 'at most 1100 completions in all' }] });
+  const tooLarge = await send(JSON.stringify({ ...benchBatch(256, 8), run_id: null }));
+  t.equal(tooLarge.statusCode, 413);
+
+  const stateless = JSON.stringify({ ...batch, run_id: null });
+  const plain = await send(stateless);
+  t.equal(plain.statusCode, 200);
+  const zipped = await big.inject({
+    method: 'POST',
+    url: '/score-plan',
+    payload: gzipSync(stateless),
+    headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+  });
+  t.ok(zipped.rawPayload.equals(plain.rawPayload), 'a compressed body (read chunk by chunk, its size unknown) gets the same bytes');
+  const length = Buffer.byteLength(stateless);
+  for (const declared of [length + 10, length - 10]) {
+    const wrong = await send(stateless, { 'content-length': String(declared) });
+    t.equal(wrong.statusCode, 400, `Content-Length ${declared - length} off`);
+  }
+
+  const body = JSON.stringify({ ...batch, run_id: 'large', step: 0 });
+  const first = await send(body, { 'idempotency-key': 'k' });
+  t.equal(first.statusCode, 200);
+  t.equal(first.json<ScorePlanResponse>().groups.length, 128);
+  const retry = await send(body, { 'idempotency-key': 'k' });
+  t.equal(retry.headers['idempotent-replayed'], 'true');
+  t.ok(retry.rawPayload.equals(first.rawPayload), 'the retry gets the same bytes');
+  const reused = await send(JSON.stringify({ ...benchBatch(128, 8, 5), run_id: 'large', step: 0 }), { 'idempotency-key': 'k' });
+  t.equal(reused.statusCode, 409);
+  const step1 = await send(JSON.stringify({ ...EXAMPLE_SCORE_REQUEST, run_id: 'large', step: 1 }));
+  t.match(step1.json(), { run: { step: 1, finalized: [{ step: 0, plans: 1024, requests: 1 }] } }, 'counted once');
 });

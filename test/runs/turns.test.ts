@@ -45,3 +45,36 @@ t.test('a failing turn releases the next one', async (t) => {
   t.equal(await turns.inTurn('r', undefined, () => 1), 1);
   await t.rejects(untilAborted(new Promise(() => undefined), AbortSignal.abort(new Error('gone'))), /gone/);
 });
+
+t.test('a request that does not know its run yet keeps its place: later turns of any run wait until it names its run or leaves', async (t) => {
+  const turns = new RunTurns();
+  const order: string[] = [];
+  const early = turns.arrive();
+  const later = turns.inTurn('r', undefined, () => order.push('later r'));
+  const other = turns.inTurn('other run', undefined, () => order.push('other'));
+  await tick();
+  t.same(order, [], 'nothing runs before the earlier arrival has named its run');
+  const first = turns.inTurn('r', undefined, () => order.push('early r'), early);
+  await Promise.all([first, later, other]);
+  t.same(
+    order.filter((x) => x !== 'other'),
+    ['early r', 'later r'],
+    'the earlier arrival comes first in its run',
+  );
+  t.ok(order.includes('other'));
+  early.leave();
+
+  const gone = turns.arrive();
+  const next = turns.inTurn('r', undefined, () => 'after one that left');
+  const stays = turns.arrive();
+  gone.leave();
+  gone.leave();
+  t.equal(await next, 'after one that left', 'a place left frees the line behind it');
+  const behind = turns.inTurn('r', undefined, () => 'behind an unnamed place');
+  let settled = false;
+  void behind.then(() => (settled = true));
+  await tick();
+  t.equal(settled, false, 'an unnamed place still holds later turns');
+  stays.leave();
+  t.equal(await behind, 'behind an unnamed place');
+});

@@ -1,10 +1,15 @@
 import type { ResolvedOptions } from '../../contracts/options.js';
 import type { RunStepInfoSchema } from '../../contracts/runs.js';
 import type { AxisVector } from '../../grpo/compose.js';
-import { composeGroups, type EvaluatedGroup, type paletteInfo } from '../../scoring/score-groups.js';
+import { composeGroups, type EvaluatedGroup, type Judged, type paletteInfo } from '../../scoring/score-groups.js';
 import { VERSIONS } from '../../scoring/versions.js';
-import type { JudgedPlan } from './tasks.js';
+import type { evaluateGroupsTask, TaskFailure, WireJudgedPlan } from './tasks.js';
 import type { z } from 'zod';
+
+/** A judged plan with the UTF-8 JSON of its detail (the tail of its response object). */
+interface JudgedPlan extends Judged {
+  detail: Uint8Array;
+}
 
 /** A request's plans as the workers judged them: the weight-independent half of scoring. */
 export interface Judgement {
@@ -12,24 +17,80 @@ export interface Judgement {
   palette: ReturnType<typeof paletteInfo>;
 }
 
+type Part = Exclude<Awaited<ReturnType<typeof evaluateGroupsTask>>, TaskFailure>;
+
+/** The judged parts of a request, in order, as one judgement: each plan's detail a view into its part's buffer. */
+export function judgementOf(parts: readonly Part[]): Judgement {
+  const view = (details: Uint8Array, [start, end]: WireJudgedPlan['detail']) => details.subarray(start, end);
+  return {
+    groups: parts.flatMap((p) => p.groups.map((g) => ({ ...g, plans: g.plans.map((e) => ({ gate: e.gate, raw: e.raw, detail: view(p.details, e.detail) })) }))),
+    palette: parts[0]!.palette,
+  };
+}
+
 export type Composed = ReturnType<typeof compose>;
 
 /**
  * The group-relative half, on the main thread with the step's weights. Each plan's detail stays the JSON
- * text its worker wrote; the plan carries its index in `tails` until the response is written.
+ * its worker wrote; the plan carries its index in `tails` until the response is written.
  */
 export function compose(j: Judgement, options: ResolvedOptions, weights: AxisVector, full = true) {
-  const tails: string[] = [];
+  const tails: Uint8Array[] = [];
   const { groups, summary } = composeGroups(j.groups, options, weights, (e) => (full ? { detail: tails.push(e.detail) - 1 } : {}));
   return { groups, summary, tails, palette: j.palette };
 }
 
+// A response is written in pieces of about this many bytes (a piece is one turn's write: at 256 KiB,
+// writing one to the socket took up to 19 ms), and a large one yields the event loop after about
+// TURN_BYTES: 4,096 plans are ~10 MB of JSON, which took 30–60 ms to write in one go.
+const PIECE_BYTES = 64 * 1024;
+const TURN_BYTES = 512 * 1024;
+const DETAIL_MARK = /,"detail":(\d+)\}/g;
+
 /**
- * The /score-plan response as JSON text, byte for byte what JSON.stringify of scoreGroups' response gives
- * (a test holds the two equal). Only this code writes `"detail":` followed by a bare number: a client's
- * strings reach the text with their quotes escaped, so the pattern cannot come from them.
+ * The /score-plan response as UTF-8 JSON in pieces whose concatenation is byte for byte what JSON.stringify
+ * of scoreGroups' response gives (a test holds the two equal); `pause`, when given, is awaited between
+ * stretches of writing. Only this code writes `"detail":` followed by a bare number: a client's strings
+ * reach the text with their quotes escaped, so the pattern cannot come from them.
  */
-export function responseJson(c: Composed, options: ResolvedOptions, weights: AxisVector, run: z.infer<typeof RunStepInfoSchema> | null): string {
-  const json = JSON.stringify({ groups: c.groups, weights, options, palette: c.palette, versions: VERSIONS, run });
-  return json.replace(/,"detail":(\d+)\}/g, (_, k: string) => `,${c.tails[Number(k)]!}}`);
+export async function responseJson(
+  c: Composed,
+  options: ResolvedOptions,
+  weights: AxisVector,
+  run: z.infer<typeof RunStepInfoSchema> | null,
+  pause?: () => Promise<unknown>,
+): Promise<Buffer[]> {
+  // "groups" is the first key: the text after its value is the rest of the object.
+  const rest = JSON.stringify({ groups: 0, weights, options, palette: c.palette, versions: VERSIONS, run }).slice('{"groups":0'.length);
+  const pieces: Buffer[] = [];
+  let piece: Uint8Array[] = [Buffer.from('{"groups":[')];
+  let size = 0;
+  let written = 0;
+  const add = (bytes: Uint8Array) => {
+    piece.push(bytes);
+    size += bytes.length;
+    written += bytes.length;
+  };
+  for (const [i, g] of c.groups.entries()) {
+    const json = (i === 0 ? '' : ',') + JSON.stringify(g);
+    let from = 0;
+    for (const m of json.matchAll(DETAIL_MARK)) {
+      add(Buffer.from(`${json.slice(from, m.index)},`));
+      add(c.tails[Number(m[1])]!);
+      from = m.index + m[0].length - 1;
+    }
+    add(Buffer.from(json.slice(from)));
+    if (size >= PIECE_BYTES) {
+      pieces.push(Buffer.concat(piece));
+      piece = [];
+      size = 0;
+    }
+    if (pause && written >= TURN_BYTES) {
+      await pause();
+      written = 0;
+    }
+  }
+  piece.push(Buffer.from(`]${rest}`));
+  pieces.push(Buffer.concat(piece));
+  return pieces;
 }

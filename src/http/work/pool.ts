@@ -77,7 +77,8 @@ interface CacheLookups {
 
 export interface WorkPool {
   readonly workers: number;
-  run<K extends TaskName>(name: K, input: Input<K>, signal: AbortSignal): Promise<Output<K>>;
+  /** Runs a task; the buffers in `transfer` are moved to its worker, unusable here afterwards. */
+  run<K extends TaskName>(name: K, input: Input<K>, signal: AbortSignal, transfer?: ArrayBuffer[]): Promise<Output<K>>;
   status(): PoolStatus;
   encoderCache(): CacheLookups;
   collections(): Collections;
@@ -146,7 +147,7 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
   const collections: Collections = { count: 0, heapBytes: 0, freedBytes: 0 };
   let worked = false;
   let idle: NodeJS.Timeout | undefined;
-  const track = (name: TaskName, input: unknown, options: { signal?: AbortSignal } = {}) => {
+  const track = (name: TaskName, input: unknown, options: { signal?: AbortSignal; transferList?: ArrayBuffer[] } = {}) => {
     const cancel = new Int32Array(new SharedArrayBuffer(4));
     const task = pool.run({ name, input, cancel }, options);
     clearTimeout(idle);
@@ -176,12 +177,12 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
   };
   return {
     workers: o.workers,
-    async run(name, input, signal) {
+    async run(name, input, signal, transfer = []) {
       if (signal.aborted) throw signal.reason;
       if (live.size - o.workers >= o.maxQueue) throw new Overloaded(`all ${o.workers} workers are busy and ${o.maxQueue} tasks wait (MAX_QUEUE)`);
       const native = NATIVE.has(name);
       worked = true;
-      const { task, cancel } = track(name, input, native ? {} : { signal });
+      const { task, cancel } = track(name, input, native ? { transferList: transfer } : { signal, transferList: transfer });
       const onAbort = () => Atomics.store(cancel, 0, 1);
       signal.addEventListener('abort', onAbort, { once: true });
       try {

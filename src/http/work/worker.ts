@@ -1,4 +1,5 @@
 // A pool worker's entry: piscina calls the default export with each task.
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import * as tasks from './tasks.js';
 
 export type TaskName = {
@@ -6,7 +7,9 @@ export type TaskName = {
 }[keyof typeof tasks];
 
 /** `cancel[0]` turns 1 when the request behind the task is abandoned (see pool.ts). */
-export default function run({ name, input, cancel }: { name: TaskName; input: unknown; cancel: Int32Array }): Promise<unknown> {
+export default async function run({ name, input, cancel }: { name: TaskName; input: unknown; cancel: Int32Array }): Promise<unknown> {
   // biome-ignore lint/performance/noDynamicNamespaceImportAccess: a worker runs whichever task it is sent, by name
-  return (tasks[name] as (input: unknown, stop: () => boolean) => Promise<unknown>)(input, () => Atomics.load(cancel, 0) === 1);
+  const out = await (tasks[name] as (input: unknown, stop: () => boolean) => Promise<unknown>)(input, () => Atomics.load(cancel, 0) === 1);
+  const moved = typeof out === 'object' && out !== null ? tasks.transfers.get(out) : undefined;
+  return moved ? move({ [transferableSymbol]: moved, [valueSymbol]: out as object }) : out;
 }

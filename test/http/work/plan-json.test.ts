@@ -2,8 +2,9 @@ import t from 'tap';
 import { benchBatch } from '../../../bench/realistic-plans.js';
 import { EXAMPLE_PROFILE } from '../../../src/contracts/examples.js';
 import type { ScorePlanRequest } from '../../../src/contracts/score-plan.js';
-import { evaluateGroupsTask, type JudgedPlan } from '../../../src/http/work/tasks.js';
-import { compose, responseJson, type Judgement } from '../../../src/http/work/plan-json.js';
+import { evaluateGroupsTask } from '../../../src/http/work/tasks.js';
+import { compose, judgementOf, responseJson } from '../../../src/http/work/plan-json.js';
+import { unwrap } from '../../../src/http/work/pool.js';
 import { localScorer } from '../../../src/runs/score-in-run.js';
 import { resolveOptions, DEFAULT_SCORING } from '../../../src/scoring/score-groups.js';
 
@@ -29,11 +30,13 @@ t.test('the response written from worker fragments is byte for byte the referenc
   ]) {
     const options = resolveOptions(req.options, DEFAULT_SCORING);
     const gate = { strict: options.strict, lambda_hard: options.lambda_hard };
-    const judged = (await evaluateGroupsTask({ groups: req.groups, palette: req.palette, limits, gate }, () => false)) as Judgement;
-    const viaFragments = responseJson(compose(judged, options, run.weights), options, run.weights, run);
+    const judged = judgementOf([unwrap(await evaluateGroupsTask({ groups: req.groups, palette: req.palette, limits, gate }, () => false))]);
+    let pauses = 0;
+    const pieces = await responseJson(compose(judged, options, run.weights), options, run.weights, run, async () => pauses++);
+    const viaFragments = Buffer.concat(pieces);
     const reference = localScorer(req, limits);
-    const expected = reference.compose(await reference.judge(gate), options, run.weights).write(run);
-    t.ok(viaFragments === expected, `${name}: ${viaFragments.length} bytes`);
-    t.ok(judged.groups.every((g) => g.plans.every((p: JudgedPlan) => typeof p.detail === 'string')));
+    const expected = Buffer.concat(await reference.compose(await reference.judge(gate), options, run.weights).write(run));
+    t.ok(viaFragments.equals(expected), `${name}: ${viaFragments.length} bytes in ${pieces.length} pieces, ${pauses} pauses`);
+    t.ok(judged.groups.every((g) => g.plans.every((p) => p.detail instanceof Uint8Array && p.detail.length > 0)));
   }
 });

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { benchBatch } from '../../../bench/realistic-plans.js';
 import type { ScorePlanRequest } from '../../../src/contracts/score-plan.js';
-import { splitGroups } from '../../../src/http/work/plan-scorer.js';
+import { splitGroups } from '../../../src/http/work/split-groups.js';
 
 const chars = (groups: ScorePlanRequest['groups']) => groups.reduce((n, g) => n + g.completions.reduce<number>((m, c) => m + (c as string).length, 0), 0);
 const plans = (groups: ScorePlanRequest['groups']) => groups.reduce((n, g) => n + g.completions.length, 0);
