@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { errorCodes, type FastifyInstance, type FastifySchemaCompiler } from 'fastify';
 import { validatorCompiler as zodValidatorCompiler } from 'fastify-type-provider-zod';
 import { LARGE_JSON_CHARS } from './json-body.js';
-import { movableBytes } from './work/mapped.js';
+import { joinMovable, movableBytes } from './work/mapped.js';
 
 /** A JSON body kept as the client's text, for a worker to read (see json-body.ts). */
 export class RawJson {
@@ -92,11 +92,8 @@ export function keepLargeJson(app: FastifyInstance): { validatorCompiler: Fastif
         done(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH(), undefined);
       } else if (whole) done(null, new JsonBytes(whole));
       else if (size === 0) done(null, undefined);
-      else if (size >= READ_ON_WORKER_BYTES) {
-        const joined = movableBytes(size);
-        chunks.reduce((at, c) => (joined.set(c, at), at + c.length), 0);
-        done(null, new JsonBytes(joined));
-      } else if (size < LARGE_JSON_CHARS) parseJson(req, Buffer.concat(chunks, size).toString('utf8'), done);
+      else if (size >= READ_ON_WORKER_BYTES) done(null, new JsonBytes(joinMovable(chunks).bytes));
+      else if (size < LARGE_JSON_CHARS) parseJson(req, Buffer.concat(chunks, size).toString('utf8'), done);
       // Joined and parsed in turns of their own, as in every route (app.ts).
       else setImmediate(() => parseJson(req, Buffer.concat(chunks, size).toString('utf8'), (e, value) => setImmediate(done, e, value)));
     };

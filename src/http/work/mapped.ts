@@ -12,3 +12,12 @@ const MAPPED_BYTES = 128 * 1024;
 export function movableBytes(size: number): Uint8Array<ArrayBuffer> {
   return new Uint8Array(Math.max(size, MAPPED_BYTES)).subarray(0, size);
 }
+
+/** The pieces one after the other in movableBytes, and where each ends. */
+export function joinMovable(pieces: readonly Uint8Array[]): { bytes: Uint8Array<ArrayBuffer>; ends: number[] } {
+  let end = 0;
+  const ends = pieces.map((p) => (end += p.length));
+  const bytes = movableBytes(end);
+  for (const [i, p] of pieces.entries()) bytes.set(p, ends[i]! - p.length);
+  return { bytes, ends };
+}

@@ -6,7 +6,7 @@ import type { PlanScorer, RunRequest } from '../../runs/score-in-run.js';
 import { tallyOf } from '../../scoring/score-groups.js';
 import { compose, judgementOf, responseJson, type Judgement } from './plan-json.js';
 import { unwrap, type WorkPool } from './pool.js';
-import { movableBytes } from './mapped.js';
+import { joinMovable } from './mapped.js';
 import { completionChars, splitGroups } from './split-groups.js';
 import { evaluateGroupsTask } from './tasks.js';
 
@@ -23,7 +23,7 @@ const YIELD_FROM_PLANS = 512;
  * A /score-plan request's groups: parsed on the main thread, or read on a worker (readScorePlanTask) and
  * kept as the JSON of the parts it cut them into, part i ending at byte `ends[i]` of `json`.
  */
-export type ScorableGroups = { groups: ScorePlanRequest['groups'] } | { json: Uint8Array; ends: readonly number[]; plans: number };
+export type ScorableGroups = ({ groups: ScorePlanRequest['groups'] } | { json: Uint8Array; ends: readonly number[] }) & { plans: number };
 
 /**
  * /score-plan's plans judged on the pool, a large request's groups split across the workers (groups are
@@ -36,8 +36,7 @@ export function pooledScorer(
   pool: WorkPool,
   signal: AbortSignal,
 ): PlanScorer<Judgement> {
-  const plans = 'groups' in source ? source.groups.reduce((n, g) => n + g.completions.length, 0) : source.plans;
-  const large = plans >= YIELD_FROM_PLANS;
+  const large = source.plans >= YIELD_FROM_PLANS;
   const workers = Math.max(1, pool.workers);
   return {
     async judge(gate) {
@@ -54,15 +53,10 @@ export function pooledScorer(
           throw e;
         });
       // A part read on a worker goes as a copy of its bytes, moved: the request may be judged again (memoJudge).
-      const copy = (from: number, to: number) => {
-        const bytes = movableBytes(to - from);
-        bytes.set((source as { json: Uint8Array }).json.subarray(from, to));
-        return bytes;
-      };
       const inputs =
         'groups' in source
           ? splitGroups(source.groups, workers).map((groups) => () => run(groups))
-          : source.ends.map((end, i) => () => run(copy(source.ends[i - 1] ?? 0, end)));
+          : source.ends.map((end, i) => () => run(joinMovable([source.json.subarray(source.ends[i - 1] ?? 0, end)]).bytes));
       const results = await bounded(workers * PARTS_IN_FLIGHT_PER_WORKER, inputs);
       // The parts' messages were read in turns of their own; composing gets its own too.
       if (results.length > 1) await nextTurn();

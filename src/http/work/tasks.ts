@@ -12,7 +12,7 @@ import { FitRequestSchema } from '../../contracts/trace-knowledge.js';
 import { readJsonBody, type BodyIssue } from '../json-body.js';
 import { ScorePlanRequestSchema, type ScorePlanRequest } from '../../contracts/score-plan.js';
 import { fingerprint } from '../../runs/idempotency.js';
-import { movableBytes } from './mapped.js';
+import { joinMovable } from './mapped.js';
 import { splitGroups } from './split-groups.js';
 import { evaluateDialogue } from '../../metrics/evaluate-dialogue.js';
 import type { TextMetric } from '../../contracts/evaluate.js';
@@ -158,24 +158,14 @@ export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
   return task(stop, () => {
     const palette = resolvePalette(input.palette);
     const given = input.groups instanceof Uint8Array ? (JSON.parse(utf8(input.groups)) as ScorePlanRequest['groups']) : input.groups;
-    const texts: Buffer[] = [];
-    let at = 0;
-    const groups: EvaluatedGroup<WireJudgedPlan>[] = evaluateGroups(given, palette, input.limits, input.gate).map((g) => ({
-      ...g,
-      plans: g.plans.map((e) => {
-        const text = Buffer.from(JSON.stringify(planDetail(e)).slice(1, -1));
-        texts.push(text);
-        at += text.length;
-        return { gate: e.gate, raw: e.raw, detail: [at - text.length, at] };
-      }),
-    }));
+    const judged = evaluateGroups(given, palette, input.limits, input.gate);
     // A buffer of its own, never a slice of Node's shared pool: it is moved.
-    const details = movableBytes(at);
-    let offset = 0;
-    for (const t of texts) {
-      details.set(t, offset);
-      offset += t.length;
-    }
+    const { bytes: details, ends } = joinMovable(judged.flatMap((g) => g.plans.map((e) => Buffer.from(JSON.stringify(planDetail(e)).slice(1, -1)))));
+    let k = 0;
+    const groups: EvaluatedGroup<WireJudgedPlan>[] = judged.map((g) => ({
+      ...g,
+      plans: g.plans.map((e) => ({ gate: e.gate, raw: e.raw, detail: [ends[k - 1] ?? 0, ends[k++]!] })),
+    }));
     const out = { groups, palette: paletteInfo(palette), details };
     transfers.set(out, [details.buffer]);
     return out;
@@ -205,14 +195,8 @@ export function readScorePlanTask(input: ReadScorePlanInput, stop: Stop) {
     const read = readJsonBody(utf8(input.json), ScorePlanRequestSchema, input.maxDepth);
     if (!read.ok) return { failure: read.kind, message: read.message, issues: read.issues } satisfies TaskFailure;
     const { groups, ...head } = read.value;
-    const parts = splitGroups(groups, input.workers).map((p) => Buffer.from(JSON.stringify(p)));
     // A buffer of its own, never a slice of Node's shared pool: it is moved.
-    const json = movableBytes(parts.reduce((n, p) => n + p.length, 0));
-    const ends: number[] = [];
-    for (const p of parts) {
-      json.set(p, ends.at(-1) ?? 0);
-      ends.push((ends.at(-1) ?? 0) + p.length);
-    }
+    const { bytes: json, ends } = joinMovable(splitGroups(groups, input.workers).map((p) => Buffer.from(JSON.stringify(p))));
     const out = {
       head,
       plans: groups.reduce((n, g) => n + g.completions.length, 0),
