@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
 import { errorCodes, type FastifyInstance, type FastifySchemaCompiler } from 'fastify';
 import { validatorCompiler as zodValidatorCompiler } from 'fastify-type-provider-zod';
 import { LARGE_JSON_CHARS } from './json-body.js';
@@ -57,7 +58,12 @@ export function keepLargeJson(app: FastifyInstance): { validatorCompiler: Fastif
     const limit = req.routeOptions.bodyLimit;
     const declared = Number(req.headers['content-length']);
     if (declared > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), undefined);
-    const whole = declared >= READ_ON_WORKER_BYTES && req.headers['content-encoding'] === undefined ? movableBytes(declared) : undefined;
+    const plain = req.headers['content-encoding'] === undefined;
+    const whole = plain && declared >= READ_ON_WORKER_BYTES ? movableBytes(declared) : undefined;
+    // A body parsed here whose length is known is decoded as it arrives: joining and decoding 2.4 MB at its
+    // end took the main thread ~14 ms, most of it faulting in two fresh copies.
+    const decoder = plain && declared < READ_ON_WORKER_BYTES ? new StringDecoder('utf8') : undefined;
+    let text = '';
     const chunks: Buffer[] = [];
     let size = 0;
     const stop = () => {
@@ -74,7 +80,8 @@ export function keepLargeJson(app: FastifyInstance): { validatorCompiler: Fastif
         done(size > limit ? new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE() : new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH(), undefined);
         return;
       }
-      if (!whole) chunks.push(bytes);
+      if (decoder) text += decoder.write(bytes);
+      else if (!whole) chunks.push(bytes);
       else {
         whole.set(bytes, size - bytes.length);
         // The socket hands over megabytes in one turn; copied one chunk per turn, a probe waits for one
@@ -93,9 +100,12 @@ export function keepLargeJson(app: FastifyInstance): { validatorCompiler: Fastif
       } else if (whole) done(null, new JsonBytes(whole));
       else if (size === 0) done(null, undefined);
       else if (size >= READ_ON_WORKER_BYTES) done(null, new JsonBytes(joinMovable(chunks).bytes));
-      else if (size < LARGE_JSON_CHARS) parseJson(req, Buffer.concat(chunks, size).toString('utf8'), done);
-      // Joined and parsed in turns of their own, as in every route (app.ts).
-      else setImmediate(() => parseJson(req, Buffer.concat(chunks, size).toString('utf8'), (e, value) => setImmediate(done, e, value)));
+      else {
+        const body = decoder ? text + decoder.end() : Buffer.concat(chunks, size).toString('utf8');
+        if (size < LARGE_JSON_CHARS) parseJson(req, body, done);
+        // Parsed in a turn of its own, as in every route (app.ts).
+        else setImmediate(() => parseJson(req, body, (e, value) => setImmediate(done, e, value)));
+      }
     };
     payload.on('data', onData);
     payload.on('end', onEnd);

@@ -49,6 +49,88 @@ export function dependencyFacts(
   boundedLoops: ReadonlyArray<ReadonlySet<string>>,
   steps: ReadonlyMap<string, { agent: string }>,
 ): DependencyFacts {
+  return acyclicFacts(plan, rank, steps) ?? graphFacts(plan, rank, boundedLoops, steps);
+}
+
+/**
+ * The facts of a plan whose graph is a DAG, or null when it has a cycle (a bounded loop's included). Most
+ * plans are DAGs, and for them this layering over index arrays is the whole computation: built in
+ * graphology, a plan's edges and their keys were a fifth of all judging time and much of its garbage.
+ */
+function acyclicFacts(plan: Plan, rank: ReadonlyMap<string, number>, steps: ReadonlyMap<string, { agent: string }>): DependencyFacts | null {
+  const index = new Map<string, number>();
+  for (const id of rank.keys()) index.set(id, index.size);
+  const n = index.size;
+  const inDegree = new Int32Array(n);
+  const outDegree = new Int32Array(n);
+  const successors: number[][] = [];
+  for (let v = 0; v < n; v++) successors.push([]);
+  const orderedEdges: Array<[string, string]> = [];
+  let declaredEdges = 0;
+  let resolvedEdges = 0;
+  let interAgent = 0;
+  for (const step of plan.steps) {
+    const to = index.get(step.id)!;
+    for (const dep of step.depends_on) {
+      declaredEdges++;
+      const from = index.get(dep);
+      if (from === undefined) continue;
+      resolvedEdges++;
+      if (from === to) return null;
+      // Out-degrees are small, so a scan deduplicates faster than a set of edge keys.
+      if (successors[from]!.includes(to)) continue;
+      inDegree[to]!++;
+      outDegree[from]!++;
+      successors[from]!.push(to);
+      orderedEdges.push([dep, step.id]);
+      if (steps.get(dep)!.agent !== steps.get(step.id)!.agent) interAgent++;
+    }
+  }
+
+  // Kahn's algorithm one generation at a time: a node's generation is the longest chain ending at it.
+  const pending = Int32Array.from(inDegree);
+  let generation: number[] = [];
+  for (let v = 0; v < n; v++) if (pending[v] === 0) generation.push(v);
+  let placed = 0;
+  let layerWidth = 0;
+  let generations = 0;
+  while (generation.length > 0) {
+    placed += generation.length;
+    layerWidth = Math.max(layerWidth, generation.length);
+    generations++;
+    const next: number[] = [];
+    for (const v of generation) for (const w of successors[v]!) if (--pending[w]! === 0) next.push(w);
+    generation = next;
+  }
+  if (placed < n) return null;
+  const e = orderedEdges.length;
+  const critical = n > 0 ? generations : null;
+  return {
+    declaredEdges,
+    resolvedEdges,
+    orderedEdges,
+    cycles: [],
+    topology: {
+      steps: n,
+      edges: e,
+      edge_density: n > 1 ? e / ((n * (n - 1)) / 2) : 0,
+      max_fan_in: n > 0 ? Math.max(...inDegree) : 0,
+      max_fan_out: n > 0 ? Math.max(...outDegree) : 0,
+      layer_width: n > 0 ? layerWidth : null,
+      critical_path: critical,
+      critical_path_ratio: critical === null ? null : critical / n,
+      inter_agent_edge_ratio: e > 0 ? interAgent / e : 0,
+    },
+  };
+}
+
+/** The general case, cycles and bounded loops included, in the shared graphology instance. */
+export function graphFacts(
+  plan: Plan,
+  rank: ReadonlyMap<string, number>,
+  boundedLoops: ReadonlyArray<ReadonlySet<string>>,
+  steps: ReadonlyMap<string, { agent: string }>,
+): DependencyFacts {
   const keys = new Set<string>();
   for (const id of rank.keys()) keys.add(nodeKey(id));
   const rankOfKey = (key: string) => rank.get(stepId(key))!;

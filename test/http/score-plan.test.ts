@@ -1,4 +1,7 @@
+import { request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { benchBatch } from '../../bench/realistic-plans.js';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY, EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
@@ -10,6 +13,9 @@ const app = await testApp(LIMITS);
 t.teardown(() => app.close());
 
 const post = (payload: unknown) => app.inject({ method: 'POST', url: '/score-plan', payload: payload as object });
+/** A compressed body: read chunk by chunk, its size unknown until its end, then joined and decoded whole. */
+const postGzipped = (to: FastifyInstance, body: string | Buffer) =>
+  to.inject({ method: 'POST', url: '/score-plan', payload: gzipSync(body), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
 const group = (completions: unknown[]) => ({ groups: [{ query: EXAMPLE_QUERY, profile: EXAMPLE_PROFILE, completions }] });
 
 t.test('the example request: clean plan first, cycle and truncated text gated with reasons', async (t) => {
@@ -213,12 +219,7 @@ t.test('a body of 4 MiB or more, read on a worker: the same 400s, limits, replay
   const stateless = JSON.stringify({ ...batch, run_id: null });
   const plain = await send(stateless);
   t.equal(plain.statusCode, 200);
-  const zipped = await big.inject({
-    method: 'POST',
-    url: '/score-plan',
-    payload: gzipSync(stateless),
-    headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-  });
+  const zipped = await postGzipped(big, stateless);
   t.ok(zipped.rawPayload.equals(plain.rawPayload), 'a compressed body (read chunk by chunk, its size unknown) gets the same bytes');
   const length = Buffer.byteLength(stateless);
   for (const declared of [length + 10, length - 10]) {
@@ -237,4 +238,52 @@ t.test('a body of 4 MiB or more, read on a worker: the same 400s, limits, replay
   t.equal(reused.statusCode, 409);
   const step1 = await send(JSON.stringify({ ...EXAMPLE_SCORE_REQUEST, run_id: 'large', step: 1 }));
   t.match(step1.json(), { run: { step: 1, finalized: [{ step: 0, plans: 1024, requests: 1 }] } }, 'counted once');
+});
+
+/** POSTs `pieces` as separate writes, a pause between them, so that the server reads them as separate chunks. */
+function postInPieces(base: string, pieces: Buffer[]): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const length = pieces.reduce((n, p) => n + p.length, 0);
+    const req = request(`${base}/score-plan`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': length } }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(parts) }));
+    });
+    req.on('error', reject);
+    void (async () => {
+      for (const p of pieces) {
+        req.write(p);
+        await sleep(5);
+      }
+      req.end();
+    })();
+  });
+}
+
+t.test('a body parsed on the main thread is decoded as it arrives: characters split between chunks read the same', async (t) => {
+  const served = await testApp({ MAX_PLANS_PER_REQUEST: 1100, BODY_LIMIT_BYTES: 8 << 20 });
+  t.teardown(() => served.close());
+  const base = await served.listen({ port: 0, host: '127.0.0.1' });
+  const label = 'Gruppe für Ümlaute → 例 🙂';
+  for (const groups of [2, 40]) {
+    const batch = benchBatch(groups, 8);
+    batch.groups[0]!.id = label;
+    batch.groups[1]!.completions[0] = String(batch.groups[1]!.completions[0]).replaceAll('"step1"', '"schritt→例🙂"');
+    const bytes = Buffer.from(JSON.stringify({ ...batch, run_id: null }));
+    t.ok(groups === 2 ? bytes.length < 1 << 20 : bytes.length > 1 << 20, `${bytes.length} bytes`);
+    // Cut inside the four bytes of every emoji, and in 16 KiB pieces elsewhere.
+    const cuts = new Set<number>();
+    for (let at = bytes.indexOf('🙂'); at !== -1; at = bytes.indexOf('🙂', at + 1)) cuts.add(at + 2);
+    for (let at = 16 << 10; at < bytes.length; at += 16 << 10) cuts.add(at);
+    const ends = [...cuts].sort((a, b) => a - b);
+    const pieces = ends.map((end, i) => bytes.subarray(ends[i - 1] ?? 0, end)).concat(bytes.subarray(ends.at(-1)!));
+    const split = await postInPieces(base, pieces);
+    t.equal(split.status, 200);
+    // The reference: a compressed body, joined and decoded whole at its end.
+    const whole = await postGzipped(served, bytes);
+    t.ok(split.body.equals(whole.rawPayload), `${groups} groups: the same response bytes`);
+    const answer = JSON.parse(split.body.toString('utf8')) as ScorePlanResponse;
+    t.equal(answer.groups[0]!.id, label);
+    t.match(JSON.stringify(answer.groups[1]!.plans[0]), '"schritt→例🙂"', 'a step id as sent, in the explanation');
+  }
 });

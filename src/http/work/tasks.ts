@@ -12,7 +12,7 @@ import { FitRequestSchema } from '../../contracts/trace-knowledge.js';
 import { readJsonBody, type BodyIssue } from '../json-body.js';
 import { ScorePlanRequestSchema, type ScorePlanRequest } from '../../contracts/score-plan.js';
 import { fingerprint } from '../../runs/idempotency.js';
-import { joinMovable } from './mapped.js';
+import { joinMovable, movableBytes } from './mapped.js';
 import { splitGroups } from './split-groups.js';
 import { evaluateDialogue } from '../../metrics/evaluate-dialogue.js';
 import type { TextMetric } from '../../contracts/evaluate.js';
@@ -159,12 +159,21 @@ export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
     const palette = resolvePalette(input.palette);
     const given = input.groups instanceof Uint8Array ? (JSON.parse(utf8(input.groups)) as ScorePlanRequest['groups']) : input.groups;
     const judged = evaluateGroups(given, palette, input.limits, input.gate);
-    // A buffer of its own, never a slice of Node's shared pool: it is moved.
-    const { bytes: details, ends } = joinMovable(judged.flatMap((g) => g.plans.map((e) => Buffer.from(JSON.stringify(planDetail(e)).slice(1, -1)))));
+    const texts = judged.flatMap((g) => g.plans.map((e) => JSON.stringify(planDetail(e))));
+    // Each text is encoded straight into the buffer that is moved: no copy per plan, no second join.
+    const details = movableBytes(texts.reduce((n, t) => n + Buffer.byteLength(t), 0));
+    const ranges: Array<[number, number]> = [];
+    let at = 0;
+    for (const t of texts) {
+      const end = at + utf8Encoder.encodeInto(t, details.subarray(at)).written;
+      // Without the object's braces: the main thread writes the fields after the composed ones.
+      ranges.push([at + 1, end - 1]);
+      at = end;
+    }
     let k = 0;
     const groups: EvaluatedGroup<WireJudgedPlan>[] = judged.map((g) => ({
       ...g,
-      plans: g.plans.map((e) => ({ gate: e.gate, raw: e.raw, detail: [ends[k - 1] ?? 0, ends[k++]!] })),
+      plans: g.plans.map((e) => ({ gate: e.gate, raw: e.raw, detail: ranges[k++]! })),
     }));
     const out = { groups, palette: paletteInfo(palette), details };
     transfers.set(out, [details.buffer]);
@@ -172,6 +181,7 @@ export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
   });
 }
 
+const utf8Encoder = new TextEncoder();
 const utf8 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 
 export interface ReadScorePlanInput {
