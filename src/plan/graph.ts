@@ -39,9 +39,9 @@ function resetTo(graph: DirectedGraph, keys: ReadonlySet<string>): void {
 }
 
 /**
- * Builds the graph of `plan` in the shared instance and derives every fact from it before returning.
- * `rank` orders the steps (execution_order position, then declaration order): inside a bounded loop, an
- * edge to a step of lower or equal rank is the loop's back edge.
+ * Every fact the checks and rewards read from the `depends_on` graph of `plan`. `rank` orders the steps
+ * (execution_order position, then declaration order): inside a bounded loop, an edge to a step of lower or
+ * equal rank is the loop's back edge.
  */
 export function dependencyFacts(
   plan: Plan,
@@ -66,10 +66,15 @@ function acyclicFacts(plan: Plan, rank: ReadonlyMap<string, number>, steps: Read
   const successors: number[][] = [];
   for (let v = 0; v < n; v++) successors.push([]);
   const orderedEdges: Array<[string, string]> = [];
+  // latestTo[v] = the last step an edge from v went to: every edge into a step comes from its own
+  // depends_on, read in one go, so a repeated edge is one whose source already points there.
+  const latestTo = new Int32Array(n).fill(-1);
   let declaredEdges = 0;
   let resolvedEdges = 0;
   let interAgent = 0;
   for (const step of plan.steps) {
+    // A second step of the same id adds edges into the first one's node: left to the general case.
+    if (steps.get(step.id) !== step) return null;
     const to = index.get(step.id)!;
     for (const dep of step.depends_on) {
       declaredEdges++;
@@ -77,8 +82,8 @@ function acyclicFacts(plan: Plan, rank: ReadonlyMap<string, number>, steps: Read
       if (from === undefined) continue;
       resolvedEdges++;
       if (from === to) return null;
-      // Out-degrees are small, so a scan deduplicates faster than a set of edge keys.
-      if (successors[from]!.includes(to)) continue;
+      if (latestTo[from] === to) continue;
+      latestTo[from] = to;
       inDegree[to]!++;
       outDegree[from]!++;
       successors[from]!.push(to);
@@ -103,6 +108,12 @@ function acyclicFacts(plan: Plan, rank: ReadonlyMap<string, number>, steps: Read
     generation = next;
   }
   if (placed < n) return null;
+  let maxIn = 0;
+  let maxOut = 0;
+  for (let v = 0; v < n; v++) {
+    maxIn = Math.max(maxIn, inDegree[v]!);
+    maxOut = Math.max(maxOut, outDegree[v]!);
+  }
   const e = orderedEdges.length;
   const critical = n > 0 ? generations : null;
   return {
@@ -114,8 +125,8 @@ function acyclicFacts(plan: Plan, rank: ReadonlyMap<string, number>, steps: Read
       steps: n,
       edges: e,
       edge_density: n > 1 ? e / ((n * (n - 1)) / 2) : 0,
-      max_fan_in: n > 0 ? Math.max(...inDegree) : 0,
-      max_fan_out: n > 0 ? Math.max(...outDegree) : 0,
+      max_fan_in: maxIn,
+      max_fan_out: maxOut,
       layer_width: n > 0 ? layerWidth : null,
       critical_path: critical,
       critical_path_ratio: critical === null ? null : critical / n,
@@ -124,7 +135,7 @@ function acyclicFacts(plan: Plan, rank: ReadonlyMap<string, number>, steps: Read
   };
 }
 
-/** The general case, cycles and bounded loops included, in the shared graphology instance. */
+/** The general case, cycles and bounded loops included: builds the graph in the shared instance and derives every fact before returning. */
 export function graphFacts(
   plan: Plan,
   rank: ReadonlyMap<string, number>,

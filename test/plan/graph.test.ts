@@ -31,9 +31,13 @@ function randomPlan(seed: number, cyclic: boolean) {
       .map((x) => [rnd(), x] as const)
       .sort((a, b) => a[0] - b[0])
       .map(([, x]) => x);
+  // Now and then a second step with an id already taken, as a planner may write (a schema error).
+  if (n > 1 && rnd() < 0.1) steps.push({ ...steps[n - 1]!, agent: 'a9', depends_on: [...steps[n - 1]!.depends_on, ids[0]!] });
   const declared = shuffle(steps);
   const rank = new Map(shuffle(ids).map((id, k) => [id, k]));
-  const bySteps = new Map(declared.map((s) => [s.id, s]));
+  // The first step of each id, as analyzePlan indexes them.
+  const bySteps = new Map<string, (typeof steps)[number]>();
+  for (const s of declared) if (!bySteps.has(s.id)) bySteps.set(s.id, s);
   const loops = cyclic && n > 1 && rnd() < 0.5 ? [new Set(ids.slice(0, Math.ceil(n / 2)))] : [];
   return { plan: { steps: declared } as unknown as Plan, rank, loops, steps: bySteps };
 }
@@ -86,4 +90,14 @@ t.test('duplicate edges count once in the topology and in orderedEdges, in decla
     critical_path_ratio: 1,
     inter_agent_edge_ratio: 2 / 3,
   });
+});
+
+t.test('a plan far above the default step limit (an operator may raise it) is layered without overflowing', async (t) => {
+  const n = 300_000;
+  const steps = Array.from({ length: n }, (_, i) => ({ id: `s${i}`, agent: 'a', depends_on: i === 0 ? [] : [`s${i - 1}`, 's0'] }));
+  const rank = new Map(steps.map((s, i) => [s.id, i]));
+  const facts = dependencyFacts({ steps } as unknown as Plan, rank, [], new Map(steps.map((s) => [s.id, s])));
+  t.equal(facts.topology.critical_path, n);
+  t.equal(facts.topology.max_fan_out, n - 1, 's0 precedes every step');
+  t.equal(facts.topology.edges, 2 * n - 3, 's1 names s0 twice');
 });
