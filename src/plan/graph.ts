@@ -62,7 +62,6 @@ function acyclicFacts(plan: Plan, rank: ReadonlyMap<string, number>, steps: Read
   for (const id of rank.keys()) index.set(id, index.size);
   const n = index.size;
   const inDegree = new Int32Array(n);
-  const outDegree = new Int32Array(n);
   const successors: number[][] = [];
   for (let v = 0; v < n; v++) successors.push([]);
   const orderedEdges: Array<[string, string]> = [];
@@ -85,17 +84,23 @@ function acyclicFacts(plan: Plan, rank: ReadonlyMap<string, number>, steps: Read
       if (latestTo[from] === to) continue;
       latestTo[from] = to;
       inDegree[to]!++;
-      outDegree[from]!++;
       successors[from]!.push(to);
       orderedEdges.push([dep, step.id]);
       if (steps.get(dep)!.agent !== steps.get(step.id)!.agent) interAgent++;
     }
   }
 
-  // Kahn's algorithm one generation at a time: a node's generation is the longest chain ending at it.
-  const pending = Int32Array.from(inDegree);
+  let maxIn = 0;
+  let maxOut = 0;
+  for (let v = 0; v < n; v++) {
+    maxIn = Math.max(maxIn, inDegree[v]!);
+    maxOut = Math.max(maxOut, successors[v]!.length);
+  }
+
+  // Kahn's algorithm one generation at a time (it uses up inDegree): a node's generation is the longest
+  // chain ending at it.
   let generation: number[] = [];
-  for (let v = 0; v < n; v++) if (pending[v] === 0) generation.push(v);
+  for (let v = 0; v < n; v++) if (inDegree[v] === 0) generation.push(v);
   let placed = 0;
   let layerWidth = 0;
   let generations = 0;
@@ -104,34 +109,31 @@ function acyclicFacts(plan: Plan, rank: ReadonlyMap<string, number>, steps: Read
     layerWidth = Math.max(layerWidth, generation.length);
     generations++;
     const next: number[] = [];
-    for (const v of generation) for (const w of successors[v]!) if (--pending[w]! === 0) next.push(w);
+    for (const v of generation) for (const w of successors[v]!) if (--inDegree[w]! === 0) next.push(w);
     generation = next;
   }
   if (placed < n) return null;
-  let maxIn = 0;
-  let maxOut = 0;
-  for (let v = 0; v < n; v++) {
-    maxIn = Math.max(maxIn, inDegree[v]!);
-    maxOut = Math.max(maxOut, outDegree[v]!);
-  }
-  const e = orderedEdges.length;
-  const critical = n > 0 ? generations : null;
   return {
     declaredEdges,
     resolvedEdges,
     orderedEdges,
     cycles: [],
-    topology: {
-      steps: n,
-      edges: e,
-      edge_density: n > 1 ? e / ((n * (n - 1)) / 2) : 0,
-      max_fan_in: maxIn,
-      max_fan_out: maxOut,
-      layer_width: n > 0 ? layerWidth : null,
-      critical_path: critical,
-      critical_path_ratio: critical === null ? null : critical / n,
-      inter_agent_edge_ratio: e > 0 ? interAgent / e : 0,
-    },
+    topology: topologyOf(n, orderedEdges.length, maxIn, maxOut, interAgent, n > 0 ? layerWidth : null, n > 0 ? generations : null),
+  };
+}
+
+/** The topology figures from the graph's counts; layering and critical path are null when it has a cycle. */
+function topologyOf(n: number, e: number, maxIn: number, maxOut: number, interAgent: number, layerWidth: number | null, critical: number | null): Topology {
+  return {
+    steps: n,
+    edges: e,
+    edge_density: n > 1 ? e / ((n * (n - 1)) / 2) : 0,
+    max_fan_in: maxIn,
+    max_fan_out: maxOut,
+    layer_width: layerWidth,
+    critical_path: critical,
+    critical_path_ratio: critical === null ? null : critical / n,
+    inter_agent_edge_ratio: e > 0 ? interAgent / e : 0,
   };
 }
 
@@ -221,23 +223,7 @@ export function graphFacts(
       }
     }
   }
-  return {
-    declaredEdges,
-    resolvedEdges,
-    orderedEdges,
-    cycles,
-    topology: {
-      steps: n,
-      edges: e,
-      edge_density: n > 1 ? e / ((n * (n - 1)) / 2) : 0,
-      max_fan_in: maxIn,
-      max_fan_out: maxOut,
-      layer_width: layerWidth,
-      critical_path: critical,
-      critical_path_ratio: critical === null ? null : critical / n,
-      inter_agent_edge_ratio: e > 0 ? interAgent / e : 0,
-    },
-  };
+  return { declaredEdges, resolvedEdges, orderedEdges, cycles, topology: topologyOf(n, e, maxIn, maxOut, interAgent, layerWidth, critical) };
 }
 
 function tryGenerations(graph: DirectedGraph): string[][] | null {
