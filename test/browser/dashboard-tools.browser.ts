@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { pageErrors, serviceAndBrowser } from '../support/browser.js';
+import { pageErrors, serviceAndBrowser, waitForValue } from '../support/browser.js';
 
 const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR;
 
@@ -67,8 +67,7 @@ t.test('dashboard: verifier playground and knowledge trace', async (t) => {
 
     // The API's own example, read from /docs/json, scores as it is.
     await page.getByRole('button', { name: 'Load example' }).click();
-    // (Page functions as strings: this project type-checks without the DOM library.)
-    await t.resolves(page.waitForFunction("document.getElementById('candidates').value !== ''"));
+    await t.resolves(waitForValue(page, '#candidates', (v) => v !== ''));
     await page.getByRole('button', { name: 'Score candidates' }).click();
     await page.locator('#ranking li').nth(2).waitFor();
     t.equal(await page.locator('#ranking li').count(), 3, 'the example: 3 candidates ranked');
@@ -179,7 +178,7 @@ t.test('dashboard: verifier playground and knowledge trace', async (t) => {
     const over = await chart.locator('.u-over').boundingBox();
     t.ok(over);
     await page.mouse.move(over!.x + (over!.width * 10) / direct.turns_total, over!.y + over!.height / 2);
-    await page.waitForFunction("document.getElementById('turn').value === '10'");
+    await waitForValue(page, '#turn', (v) => v === '10');
     const highlighted = await page.$$eval('#evidence tr.current', (rows) => rows.map((r) => r.getAttribute('data-turn')));
     const atTurn = evidence.filter((e) => e.turn === 9).length;
     t.ok(atTurn > 0, 'the fixture has evidence at turn 10');

@@ -44,3 +44,18 @@ export function pageErrors(page: Page, ignore?: RegExp): string[] {
   page.on('pageerror', (e) => errors.push(e.message));
   return errors;
 }
+
+/**
+ * Waits until the form field's value passes `accept`. Polled through Playwright's own channel: the
+ * dashboard's Content-Security-Policy (script-src 'self') refuses the eval that `page.waitForFunction`
+ * uses whenever its condition is not already true.
+ */
+export async function waitForValue(page: Page, selector: string, accept: (value: string) => boolean, ms = 10_000): Promise<string> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await page.inputValue(selector);
+    if (accept(value)) return value;
+    if (Date.now() > until) throw new Error(`${selector} still has value ${JSON.stringify(value)} after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
