@@ -2,7 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import { errorCodes, type FastifyInstance, type FastifySchemaCompiler } from 'fastify';
 import { validatorCompiler as zodValidatorCompiler } from 'fastify-type-provider-zod';
-import { LARGE_JSON_CHARS } from './json-body.js';
+import { GroupsReader } from './groups-layout.js';
+import { LARGE_JSON_CHARS, parseSecurely } from './json-body.js';
 import { joinMovable, movableBytes } from './work/mapped.js';
 
 /** A JSON body kept as the client's text, for a worker to read (see json-body.ts). */
@@ -60,9 +61,11 @@ export function keepLargeJson(app: FastifyInstance): { validatorCompiler: Fastif
     if (declared > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), undefined);
     const plain = req.headers['content-encoding'] === undefined;
     const whole = plain && declared >= READ_ON_WORKER_BYTES ? movableBytes(declared) : undefined;
-    // A body parsed here whose length is known is decoded as it arrives: joining and decoding 2.4 MB at its
-    // end took the main thread ~14 ms, most of it faulting in two fresh copies.
-    const decoder = plain && declared < READ_ON_WORKER_BYTES ? new StringDecoder('utf8') : undefined;
+    // A large body parsed here whose length is known is read group by group (groups-layout.ts), its groups
+    // found as it arrives; a smaller one is decoded as it arrives: joining and decoding 2.4 MB at its end
+    // took the main thread ~14 ms, most of it faulting in two fresh copies.
+    const reader = plain && declared >= LARGE_JSON_CHARS && declared < READ_ON_WORKER_BYTES ? new GroupsReader(parseSecurely) : undefined;
+    const decoder = plain && declared < LARGE_JSON_CHARS ? new StringDecoder('utf8') : undefined;
     let text = '';
     const chunks: Buffer[] = [];
     let size = 0;
@@ -81,6 +84,7 @@ export function keepLargeJson(app: FastifyInstance): { validatorCompiler: Fastif
         return;
       }
       if (decoder) text += decoder.write(bytes);
+      else if (reader) reader.feed(bytes);
       else if (!whole) chunks.push(bytes);
       else {
         whole.set(bytes, size - bytes.length);
@@ -100,12 +104,14 @@ export function keepLargeJson(app: FastifyInstance): { validatorCompiler: Fastif
       } else if (whole) done(null, new JsonBytes(whole));
       else if (size === 0) done(null, undefined);
       else if (size >= READ_ON_WORKER_BYTES) done(null, new JsonBytes(joinMovable(chunks).bytes));
-      else {
-        const body = decoder ? text + decoder.end() : Buffer.concat(chunks, size).toString('utf8');
-        if (size < LARGE_JSON_CHARS) parseJson(req, body, done);
-        // Parsed in a turn of its own, as in every route (app.ts).
-        else setImmediate(() => parseJson(req, body, (e, value) => setImmediate(done, e, value)));
-      }
+      else if (size < LARGE_JSON_CHARS) parseJson(req, decoder ? text + decoder.end() : Buffer.concat(chunks, size).toString('utf8'), done);
+      // Parsed in a turn of its own, as in every route (app.ts).
+      else
+        setImmediate(() => {
+          const value = reader?.value();
+          if (value !== undefined) setImmediate(done, null, value);
+          else parseJson(req, Buffer.concat(reader?.chunks ?? chunks, size).toString('utf8'), (e, v) => setImmediate(done, e, v));
+        });
     };
     payload.on('data', onData);
     payload.on('end', onEnd);
