@@ -46,16 +46,24 @@ function context(round: number): { role: 'tutor' | 'student'; text: string }[] {
   for (let i = 0; tokens < CONTEXT_TOKENS; i++) {
     const role = i % 2 ? 'student' : 'tutor';
     const lines = role === 'tutor' ? tutorLines : studentLines;
-    const text = lines[(i + round) % lines.length]!.replace('{n}', String(round * 100 + i));
+    // The round in every turn, so that no round's latest 600 characters repeat an earlier one's.
+    const text = `${lines[(i + round) % lines.length]!.replace('{n}', String(round * 100 + i))} [${round}]`;
     turns.push({ role, text });
     tokens += count(`${turnLine({ role, text })}\n`);
   }
   return turns;
 }
+// The round in every candidate: three of the six lines have no {n}, and as they were, half the
+// candidates were the same texts every round and came from the encoder's cache.
 const candidates = (n: number, round: number) =>
-  Array.from({ length: n }, (_, i) => `${tutorLines[i % tutorLines.length]!.replace('{n}', String(round * 1000 + i))} (${i + 1})`);
+  Array.from({ length: n }, (_, i) => `${tutorLines[i % tutorLines.length]!.replace('{n}', String(round * 1000 + i))} (${round}.${i + 1})`);
 
 const { base, child } = await startBuiltService();
+/** The encoder cache's hits so far, from /metrics. */
+async function cacheHits(): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return Number(/^tutor_encoder_cache_lookups_total\{result="hit"\} (\d+)/m.exec(text)?.[1] ?? Number.NaN);
+}
 const results: Record<string, unknown>[] = [];
 try {
   const contextTokens = context(0).reduce((n, t) => n + count(`${turnLine(t)}\n`), 0);
@@ -63,6 +71,7 @@ try {
   for (const n of [1, 5, 10, 20]) {
     const server: number[] = [];
     const client: number[] = [];
+    let hits = 0;
     for (let i = 0; i < ROUNDS + WARM_UP; i++, round++) {
       const body = JSON.stringify({ task: task(round), context: context(round), candidates: candidates(n, round) });
       const t = performance.now();
@@ -70,6 +79,7 @@ try {
       const json = (await res.json()) as { latency_ms: number; scores: number[] };
       if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
       if (json.scores.length !== n) throw new Error(`expected ${n} scores`);
+      if (i === WARM_UP - 1) hits = await cacheHits();
       if (i >= WARM_UP) {
         client.push(performance.now() - t);
         server.push(json.latency_ms);
@@ -79,6 +89,8 @@ try {
       candidates: n,
       context_tokens: contextTokens,
       rounds: ROUNDS,
+      // The measured rounds' encoder cache hits: 0 when every text was new.
+      cache_hits: (await cacheHits()) - hits,
       server_ms: { p50: q(server, 0.5), p99: q(server, 0.99) },
       client_ms: { p50: q(client, 0.5), p99: q(client, 0.99) },
     });
@@ -87,9 +99,14 @@ try {
   child.kill('SIGTERM');
 }
 console.log(JSON.stringify({ verify_turn: results }, null, 2));
-for (const r of results as Array<{ candidates: number; server_ms: { p50: number; p99: number }; client_ms: { p50: number; p99: number } }>) {
+for (const r of results as Array<{
+  candidates: number;
+  cache_hits: number;
+  server_ms: { p50: number; p99: number };
+  client_ms: { p50: number; p99: number };
+}>) {
   console.log(
-    `verify-turn N=${String(r.candidates).padStart(2)}: server p50 ${fmt(r.server_ms.p50)} ms, p99 ${fmt(r.server_ms.p99)} ms; round trip p50 ${fmt(r.client_ms.p50)} ms, p99 ${fmt(r.client_ms.p99)} ms` +
+    `verify-turn N=${String(r.candidates).padStart(2)} (${r.cache_hits} cache hits): server p50 ${fmt(r.server_ms.p50)} ms, p99 ${fmt(r.server_ms.p99)} ms; round trip p50 ${fmt(r.client_ms.p50)} ms, p99 ${fmt(r.client_ms.p99)} ms` +
       (r.candidates === 20 ? ' (target p50 < 60 ms)' : ''),
   );
 }

@@ -23,9 +23,24 @@ export interface Verification {
   truncated: { task: boolean; context: boolean; candidates: number[] };
 }
 
+/** A turn verifier. Each candidate is scored on its own, whatever the others are. */
 export interface TurnVerifier {
   readonly info: { name: string; version: string; kind: VerifierManifest['kind'] };
   verify(input: VerifyInput): Promise<Verification>;
+}
+
+/** Verifications of consecutive parts of one request's candidates (same task and context), as one. */
+export function joinVerifications(parts: readonly Verification[]): Verification {
+  let offset = 0;
+  const candidates: number[] = [];
+  for (const p of parts) {
+    candidates.push(...p.truncated.candidates.map((i) => i + offset));
+    offset += p.candidates.length;
+  }
+  return {
+    candidates: parts.flatMap((p) => p.candidates),
+    truncated: { task: parts.some((p) => p.truncated.task), context: parts.some((p) => p.truncated.context), candidates },
+  };
 }
 
 /** Resolves an encoder directory to its (shared) loaded encoder. */

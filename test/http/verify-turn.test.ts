@@ -110,3 +110,46 @@ t.test('a missing or corrupt verifier: /verify-turn answers 503 with the reason,
   // Bad requests are still 400s: validation runs before the model is needed.
   t.equal((await app.inject({ method: 'POST', url: '/verify-turn', payload: { ...request, candidates: [] } })).statusCode, 400);
 });
+
+t.test('20 candidates on an idle pool of two workers are verified in two halves, with the answers of one piece', async (t) => {
+  const pooled = await testApp({ WORKERS: 2 });
+  const whole = await testApp({ WORKERS: 0 });
+  t.teardown(() => Promise.all([pooled.close(), whole.close()]));
+  const misses = async (app: typeof pooled) =>
+    Number(/^tutor_encoder_cache_lookups_total\{result="miss"\} (\d+)/m.exec((await app.inject({ method: 'GET', url: '/metrics' })).body)?.[1]);
+  const payload = (n: number, round: number) => ({
+    task: { description: `def running_total_${round}(xs): the running totals of xs`, solution_steps: ['Keep a sum', 'Append it after each item'] },
+    context: [
+      { role: 'tutor', text: `What should running_total([1, 2, ${round}]) return?` },
+      { role: 'student', text: 'I think [1, 3, 6], but my loop prints something else.' },
+    ],
+    // One candidate past the encoder's 128 tokens, in the second half: its index must survive the join.
+    candidates: Array.from({ length: n }, (_, i) =>
+      i === n - 3 ? `Try this ${round}: ${'step by step '.repeat(100)}` : `Candidate ${i} of round ${round}: what does your loop add at step ${i}?`,
+    ),
+  });
+  // Loads the verifier in both workers (its load embeds texts of its own).
+  t.equal((await pooled.inject({ method: 'POST', url: '/verify-turn', payload: payload(20, 0) })).statusCode, 200);
+  for (const [n, split] of [
+    [20, true],
+    [10, false],
+  ] as const) {
+    const before = await misses(pooled);
+    const a = await pooled.inject({ method: 'POST', url: '/verify-turn', payload: payload(n, n) });
+    const b = await whole.inject({ method: 'POST', url: '/verify-turn', payload: payload(n, n) });
+    t.equal(a.statusCode, 200, a.body.slice(0, 200));
+    // Each half encodes the task and the context: two texts more than in one piece.
+    t.equal((await misses(pooled)) - before, split ? n + 4 : n + 2, split ? `${n} candidates: two halves` : `${n} candidates: one piece`);
+    const [x, y] = [a.json(), b.json()];
+    t.same(x.truncated, { task: false, context: false, candidates: [n - 3] });
+    t.same(x.truncated, y.truncated);
+    t.ok(
+      x.scores.every((s: number, i: number) => Math.abs(s - y.scores[i]) < 1e-5),
+      `${n} candidates: the scores of one piece (largest gap ${Math.max(...x.scores.map((s: number, i: number) => Math.abs(s - y.scores[i]))).toExponential(1)})`,
+    );
+    t.same(
+      x.candidates.map((c: { index: number }) => c.index),
+      y.candidates.map((c: { index: number }) => c.index),
+    );
+  }
+});
