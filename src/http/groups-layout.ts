@@ -60,11 +60,12 @@ export class GroupsScanner {
   readonly #starts: number[] = [];
   readonly #ends: number[] = [];
 
-  /** Reads bytes[from, to), the next bytes of the body. */
-  feed(bytes: Uint8Array, from = 0, to = bytes.length): void {
-    const base = this.#at - from;
-    this.#at = base + to;
-    let i = from;
+  /** Reads the next bytes of the body. */
+  feed(bytes: Uint8Array): void {
+    const base = this.#at;
+    const to = bytes.length;
+    this.#at += to;
+    let i = 0;
     while (i < to && !this.#bad) {
       if (this.#inString && !this.#capturing) {
         // Most of a body is completion text, escapes and all: skip to its closing quote.
