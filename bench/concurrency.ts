@@ -25,6 +25,8 @@ const rssMb = () => {
     .find((l) => l.startsWith('VmRSS:'))!;
   return Math.round(Number(line.split(/\s+/)[1]) / 1024);
 };
+/** Workers replaced so far because the resting process held more than IDLE_RSS_MB. */
+const replaced = async () => Number(/^tutor_pool_workers_replaced_total (\d+)$/m.exec(await (await fetch(`${base}/metrics`)).text())?.[1]);
 async function post(path: string, body: string): Promise<number> {
   const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   await res.arrayBuffer();
@@ -135,6 +137,7 @@ try {
   await sleep(1000);
   out.rss_idle_mb = rssMb();
   if (!soakOnly) await figures();
+  out.workers_replaced_before_soak = await replaced();
   await soak();
 } finally {
   child.kill('SIGTERM');
@@ -236,4 +239,5 @@ async function soak(): Promise<void> {
   out.soak = { seconds: SOAK_SECONDS, connections: 8, requests, rss_peak_mb: peak, rss_end_mb: rssMb() };
   await sleep(30_000);
   (out.soak as Record<string, unknown>).rss_30s_after_mb = rssMb();
+  (out.soak as Record<string, unknown>).workers_replaced_since_it_began = (await replaced()) - (out.workers_replaced_before_soak as number);
 }

@@ -48,6 +48,7 @@ export async function scoringContext(config: Config, onWorkerError: (e: Error) =
     workers: config.WORKERS,
     maxQueue: config.MAX_QUEUE,
     heapMb: config.WORKER_HEAP_MB,
+    idleRssMb: config.IDLE_RSS_MB,
     onWorkerError,
     settings: {
       encoderDir: config.ENCODER_DIR,

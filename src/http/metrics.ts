@@ -47,6 +47,11 @@ export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilitie
     });
   counter('tutor_pool_idle_collections_total', 'Full garbage collections of every worker, run 2 s after the pool last worked', () => pool.collections().count);
   counter('tutor_pool_collected_bytes_total', 'Worker heap those collections gave back', () => pool.collections().freedBytes);
+  counter(
+    'tutor_pool_workers_replaced_total',
+    'Workers replaced by fresh ones after a collection left the process above IDLE_RSS_MB',
+    () => pool.collections().replaced,
+  );
   new Counter({
     name: 'tutor_encoder_cache_lookups_total',
     help: 'Sentence-encoder cache lookups, by result (hit: embedding reused; miss: text embedded), over every worker',

@@ -5,6 +5,7 @@ import type { BodyIssue } from '../json-body.js';
 import type { TaskFailure, WorkerSettings } from './tasks.js';
 import type { TaskName } from './worker.js';
 import { untilAborted } from '../../runs/turns.js';
+import { closeLoads, modelFlags } from './model-flags.js';
 
 type Input<K extends TaskName> = Parameters<(typeof Tasks)[K]>[0];
 
@@ -60,13 +61,15 @@ interface PoolStatus {
   utilization: number;
 }
 
-/** The workers' idle garbage collections since start (IDLE_COLLECT_MS). */
+/** What the resting pool did to give memory back since start (IDLE_COLLECT_MS). */
 interface Collections {
   count: number;
   /** The workers' heaps together after the last one. */
   heapBytes: number;
   /** Heap the collections gave back, in all. */
   freedBytes: number;
+  /** Workers replaced by fresh ones because the process held more than IDLE_RSS_MB after a collection. */
+  replaced: number;
 }
 
 /** Sentence-encoder cache lookups since start, over every thread. */
@@ -90,7 +93,9 @@ export interface PoolOptions {
   maxQueue: number;
   /** V8 old generation per worker, MiB. */
   heapMb: number;
-  settings: Omit<WorkerSettings, 'intraOpThreads' | 'cacheLookups'>;
+  /** Resident memory of the process, MiB, above which a resting pool replaces its workers. */
+  idleRssMb: number;
+  settings: Omit<WorkerSettings, 'intraOpThreads' | 'cacheLookups' | 'models'>;
   onWorkerError: (e: Error) => void;
 }
 
@@ -101,7 +106,11 @@ const WORKER_YOUNG_GENERATION_MB = 48;
 // After a soak the workers kept their grown heaps (RSS ~670 MB against ~290 idle): V8 returns freed pages
 // only after a full collection, and a worker waiting for tasks runs none. So once the pool has had no task
 // for this long after doing work, each worker collects once (a request arriving meanwhile waits for it).
+// Collections give back V8's heap, not the malloc arenas the worker's threads grew (~150 MB after a soak);
+// if the process still holds more than IDLE_RSS_MB then, the workers are replaced, one at a time.
 const IDLE_COLLECT_MS = 2000;
+// A replacement loads its models before it is ready (~0.4 s here); one that is not ready by then failed.
+const REPLACEMENT_READY_MS = 30_000;
 
 // The encoders of every worker count into one shared pair of cells, read by /metrics without a round trip.
 const sharedLookups = () => new BigInt64Array(new SharedArrayBuffer(16));
@@ -127,7 +136,7 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
   if (o.workers === 0) return inProcess(o);
   // Each worker's ONNX sessions get one intra-op thread: the pool already keeps every core busy, and two
   // runtimes each spreading over both cores only trade cache misses (measured in the README).
-  const settings: WorkerSettings = { ...o.settings, intraOpThreads: 1, cacheLookups: sharedLookups() };
+  const settings: WorkerSettings = { ...o.settings, intraOpThreads: 1, cacheLookups: sharedLookups(), models: modelFlags() };
   const pool = new Piscina({
     filename: workerFile,
     minThreads: o.workers,
@@ -144,8 +153,9 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
   // The bound is kept here rather than by piscina's maxQueue, so that what /ready reports is what admission
   // decides; closing stops and awaits them.
   const live = new Map<Int32Array, Promise<unknown>>();
-  const collections: Collections = { count: 0, heapBytes: 0, freedBytes: 0 };
+  const collections: Collections = { count: 0, heapBytes: 0, freedBytes: 0, replaced: 0 };
   let worked = false;
+  let closing = false;
   let idle: NodeJS.Timeout | undefined;
   const track = (name: TaskName, input: unknown, options: { signal?: AbortSignal; transferList?: ArrayBuffer[] } = {}) => {
     const cancel = new Int32Array(new SharedArrayBuffer(4));
@@ -173,7 +183,32 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
     if (heaps.length === 0) return;
     collections.count++;
     collections.heapBytes = heaps.reduce((n, h) => n + h.after, 0);
-    collections.freedBytes += heaps.reduce((n, h) => n + h.before - h.after, 0);
+    // A collection may also grow a heap (V8 commits pages as it moves objects): a counter only counts gives.
+    collections.freedBytes += heaps.reduce((n, h) => n + Math.max(0, h.before - h.after), 0);
+    if (process.memoryUsage.rss() > o.idleRssMb * 2 ** 20) await replaceWorkers();
+  };
+  // One worker at a time, so that a request arriving meanwhile finds one ready; stops when work arrives
+  // (the rest wait for the next rest). Piscina's balancer gives a task to the first idle worker in the
+  // order they started, so each retireTask reaches an old worker; one that reaches a new worker stops.
+  const replaceWorkers = async () => {
+    const round = Date.now();
+    for (let i = 0; i < o.workers && live.size === 0 && !closing; i++) {
+      let ready: () => void = () => undefined;
+      const replaced = new Promise<void>((resolve) => (ready = resolve));
+      pool.once('workerCreate', ready);
+      const late = setTimeout(ready, REPLACEMENT_READY_MS).unref();
+      const retired = await track('retireTask', round).task.then(
+        () => false,
+        () => true,
+      );
+      if (retired) {
+        collections.replaced++;
+        await replaced;
+      }
+      clearTimeout(late);
+      pool.off('workerCreate', ready);
+      if (!retired) return;
+    }
   };
   return {
     workers: o.workers,
@@ -213,9 +248,10 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
     collections: () => ({ ...collections }),
     // Terminating a worker inside onnxruntime aborts the process: tasks are told to stop and awaited first.
     async close() {
+      closing = true;
       clearTimeout(idle);
       for (const cancel of live.keys()) Atomics.store(cancel, 0, 1);
-      await Promise.all(live.values());
+      await Promise.all([...live.values(), closeLoads(settings.models)]);
       await pool.destroy();
     },
   };
@@ -224,7 +260,7 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
 async function inProcess(o: PoolOptions): Promise<WorkPool> {
   const tasks = await import('./tasks.js');
   // The main thread's ONNX sessions may use every core (onnxruntime's default).
-  const settings: WorkerSettings = { ...o.settings, intraOpThreads: 0, cacheLookups: sharedLookups() };
+  const settings: WorkerSettings = { ...o.settings, intraOpThreads: 0, cacheLookups: sharedLookups(), models: modelFlags() };
   tasks.settleInProcess(settings);
   const table = tasks as unknown as Record<TaskName, (input: unknown, stop: () => boolean) => Promise<unknown>>;
   return {
@@ -241,7 +277,7 @@ async function inProcess(o: PoolOptions): Promise<WorkPool> {
     },
     status: () => ({ workers: 0, running: 0, queued: 0, max_queue: o.maxQueue, saturated: false, utilization: 0 }),
     encoderCache: () => lookupsOf(settings.cacheLookups),
-    collections: () => ({ count: 0, heapBytes: 0, freedBytes: 0 }),
+    collections: () => ({ count: 0, heapBytes: 0, freedBytes: 0, replaced: 0 }),
     close: async () => undefined,
   };
 }

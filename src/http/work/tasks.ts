@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { workerData } from 'node:worker_threads';
+import { isMainThread, workerData } from 'node:worker_threads';
 import type { EvaluateDialogueRequest, EvaluateTextCorpusRequest, EvaluateTextRequest } from '../../contracts/evaluate.js';
 import type { EvaluatePlanRequest } from '../../contracts/evaluate-plan.js';
 import type { Profile } from '../../contracts/profile.js';
@@ -13,6 +13,7 @@ import { readJsonBody, type BodyIssue } from '../json-body.js';
 import { ScorePlanRequestSchema, type ScorePlanRequest } from '../../contracts/score-plan.js';
 import { fingerprint } from '../../runs/idempotency.js';
 import { joinMovable, movableBytes } from './mapped.js';
+import { loadUnlessClosing, markLoaded, wasLoaded } from './model-flags.js';
 import { splitGroups } from './split-groups.js';
 import { evaluateDialogue } from '../../metrics/evaluate-dialogue.js';
 import type { TextMetric } from '../../contracts/evaluate.js';
@@ -37,6 +38,8 @@ export interface WorkerSettings {
   intraOpThreads: number;
   /** Encoder cache lookups of every thread, [hits, misses], in memory shared with the main thread. */
   cacheLookups: BigInt64Array;
+  /** Which models the service has loaded, shared by every thread (model-flags.ts). */
+  models: Int32Array;
 }
 
 /** A client-caused failure, carried across the thread boundary by name. */
@@ -310,8 +313,33 @@ export function verifyTask(input: VerifyInput, stop: Stop) {
 
 /** Loads a model in this thread: the start-up check behind /ready's capabilities (its error is the reason). */
 export async function loadTask(which: 'encoder' | 'verifier', _stop: Stop): Promise<string> {
-  if (which === 'encoder') return (await encoderAt(configured().encoderDir)).manifest.name;
-  return (await verifierAt(configured().verifierDir)).info.name;
+  const s = configured();
+  const name = which === 'encoder' ? (await encoderAt(s.encoderDir)).manifest.name : (await verifierAt(s.verifierDir)).info.name;
+  markLoaded(s.models, which);
+  return name;
+}
+
+/**
+ * Loads the models the service has loaded so far, before this worker takes its first task: a worker that
+ * replaces another (see retireTask) then serves its first request as fast as the one it replaced. A model
+ * that fails here is reported by its first use, as at start.
+ */
+export async function preload(): Promise<void> {
+  const s = configured();
+  await loadUnlessClosing(s.models, () =>
+    Promise.allSettled([wasLoaded(s.models, 'encoder') && encoderAt(s.encoderDir), wasLoaded(s.models, 'verifier') && verifierAt(s.verifierDir)]),
+  );
+}
+
+const started = Date.now();
+/**
+ * Ends this worker thread, whose heap and malloc arenas then go back to the system at once; piscina starts
+ * a fresh worker in its place. A worker started after `round` (ms since the epoch) is already fresh and stays.
+ */
+export async function retireTask(round: number, _stop: Stop): Promise<'fresh'> {
+  if (isMainThread) throw new Error('retireTask ends a worker thread; the main thread has none to end');
+  if (started > round) return 'fresh';
+  process.exit(0);
 }
 
 let fullCollection: (() => void) | undefined;

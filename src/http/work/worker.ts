@@ -2,6 +2,9 @@
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import * as tasks from './tasks.js';
 
+// Piscina imports this module before the worker takes tasks, so a replacement worker is ready only with its models.
+await tasks.preload();
+
 export type TaskName = {
   [K in keyof typeof tasks]: (typeof tasks)[K] extends (input: never, stop: () => boolean) => Promise<unknown> ? K : never;
 }[keyof typeof tasks];

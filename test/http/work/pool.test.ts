@@ -1,7 +1,11 @@
 // An idle pool gives back the heap its workers grew while working (docs/concurrency.md, Memory).
 import t from 'tap';
 import { EXAMPLE_SCORE_REQUEST } from '../../../src/contracts/examples.js';
+import { TraceKnowledgeRequestSchema } from '../../../src/contracts/trace-knowledge.js';
+import { VerifyTurnRequestSchema } from '../../../src/contracts/verify-turn.js';
 import { metricValue, testApp } from '../../support/app.js';
+
+const example = (schema: { meta(): Record<string, unknown> | undefined }) => (schema.meta()!.examples as object[])[0]!;
 
 t.test('the workers run a full collection once the pool has been idle after work, and not again until it works', async (t) => {
   const app = await testApp({ WORKERS: 2 });
@@ -45,4 +49,67 @@ t.test('the workers run a full collection once the pool has been idle after work
   t.equal((await app.inject({ method: 'POST', url: '/score-plan', payload: { groups } })).statusCode, 200, 'the collected workers serve the next request');
   const second = await settled();
   t.equal(second.count, first.count + 1, 'which is followed by one more collection');
+});
+
+const metric = async (app: Awaited<ReturnType<typeof testApp>>, series: string) =>
+  metricValue((await app.inject({ method: 'GET', url: '/metrics' })).body, series);
+async function until(what: string, ok: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  for (const end = performance.now() + ms; performance.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await ok()) return;
+  throw new Error(`${what}: not within ${ms} ms`);
+}
+
+t.test('a resting process above IDLE_RSS_MB replaces its workers, one at a time, and answers as before', async (t) => {
+  const app = await testApp({ WORKERS: 2, IDLE_RSS_MB: 1 });
+  t.teardown(() => app.close());
+  const requests = [
+    { url: '/verify-turn', payload: example(VerifyTurnRequestSchema) },
+    { url: '/score-plan', payload: { ...EXAMPLE_SCORE_REQUEST, run_id: null } },
+    { url: '/trace-knowledge', payload: example(TraceKnowledgeRequestSchema) },
+  ];
+  const answers = async () => {
+    const out: string[] = [];
+    for (const r of requests) {
+      const res = await app.inject({ method: 'POST', ...r });
+      t.equal(res.statusCode, 200, `${r.url}: ${res.body.slice(0, 200)}`);
+      out.push(res.body.replace(/"latency_ms":[0-9.e+-]+/g, ''));
+    }
+    return out;
+  };
+  const replaced = () => metric(app, 'tutor_pool_workers_replaced_total');
+  const before = await answers();
+  await until('both workers replaced', async () => (await replaced()) === 2);
+  t.same(await answers(), before, 'the fresh workers give the same answers');
+  t.match((await app.inject({ method: 'GET', url: '/ready' })).json(), { ready: true }, 'and the service stays ready');
+
+  // The next rest: once the first worker is retired, a request arrives; the other worker serves it and
+  // the round stops there, so a request never waits for two replacements.
+  await until('the next round started', async () => (await replaced()) === 3);
+  const during = await app.inject({ method: 'POST', ...requests[1]! });
+  t.equal(during.statusCode, 200, 'a request during the replacement is served');
+  await new Promise((r) => setTimeout(r, 1500));
+  const after = await replaced();
+  t.ok(after === 3 || after === 5, `the round stopped when work arrived (${after} replaced: 3, or 5 if the next rest came)`);
+});
+
+t.test('a resting process under IDLE_RSS_MB keeps its workers', async (t) => {
+  const app = await testApp({ WORKERS: 2, IDLE_RSS_MB: 1_000_000 });
+  t.teardown(() => app.close());
+  t.equal((await app.inject({ method: 'POST', url: '/verify-turn', payload: example(VerifyTurnRequestSchema) })).statusCode, 200);
+  await until('an idle collection', async () => (await metric(app, 'tutor_pool_idle_collections_total')) === 1);
+  await new Promise((r) => setTimeout(r, 500));
+  t.equal(await metric(app, 'tutor_pool_workers_replaced_total'), 0);
+});
+
+// Closing terminates the workers, and terminating one inside onnxruntime aborts the whole process: a
+// replacement loading its models must hold the close back. The delays cover the replacement's start-up
+// (0.3–1.2 s here); without the wait, closes at 850 and 950 ms after the retirement aborted the process.
+t.test('closing while a replacement worker loads its models ends cleanly', async (t) => {
+  for (const delay of [0, 250, 500, 750, 1000, 1250, 1500]) {
+    const app = await testApp({ WORKERS: 2, IDLE_RSS_MB: 1 });
+    t.equal((await app.inject({ method: 'POST', url: '/verify-turn', payload: example(VerifyTurnRequestSchema) })).statusCode, 200);
+    await until('a worker retired', async () => (await metric(app, 'tutor_pool_workers_replaced_total')) >= 1);
+    await new Promise((r) => setTimeout(r, delay));
+    await app.close();
+    t.pass(`closed ${delay} ms after the first retirement`);
+  }
 });

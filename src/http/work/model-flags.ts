@@ -1,0 +1,36 @@
+// What the threads of one pool share about their models, in one SharedArrayBuffer: which models the service
+// has loaded (a worker that replaces another loads them before it takes work), how many workers are loading
+// them now, and whether the pool is closing. Terminating a worker inside onnxruntime aborts the process
+// ("terminate called after throwing an instance of 'Napi::Error'", seen when a pool closed during a
+// replacement), so closing waits for those loads and no load starts once it has begun.
+
+export type Model = 'encoder' | 'verifier';
+const LOADED: Record<Model, number> = { encoder: 0, verifier: 1 };
+const LOADING = 2;
+const CLOSING = 3;
+
+export const modelFlags = (): Int32Array => new Int32Array(new SharedArrayBuffer(4 * 4));
+
+export function markLoaded(flags: Int32Array, model: Model): void {
+  Atomics.store(flags, LOADED[model], 1);
+}
+
+export const wasLoaded = (flags: Int32Array, model: Model): boolean => Atomics.load(flags, LOADED[model]) === 1;
+
+/** Runs `load` unless the pool is closing; the close waits for it. */
+export async function loadUnlessClosing(flags: Int32Array, load: () => Promise<unknown>): Promise<void> {
+  // Counted before the check, and the close sets its flag before it reads the count: of the two, at
+  // least one sees the other (sequentially consistent atomics).
+  Atomics.add(flags, LOADING, 1);
+  try {
+    if (Atomics.load(flags, CLOSING) === 0) await load();
+  } finally {
+    Atomics.sub(flags, LOADING, 1);
+  }
+}
+
+/** Stops new loads and resolves once none runs. */
+export async function closeLoads(flags: Int32Array): Promise<void> {
+  Atomics.store(flags, CLOSING, 1);
+  while (Atomics.load(flags, LOADING) !== 0) await new Promise((r) => setTimeout(r, 10));
+}

@@ -1,0 +1,44 @@
+import t from 'tap';
+import { closeLoads, loadUnlessClosing, markLoaded, modelFlags, wasLoaded } from '../../../src/http/work/model-flags.js';
+
+t.test('a close waits for the loads that run and stops the ones that would start after it', async (t) => {
+  const flags = modelFlags();
+  let finish: () => void = () => undefined;
+  const events: string[] = [];
+  const running = loadUnlessClosing(flags, async () => {
+    events.push('load started');
+    await new Promise<void>((r) => (finish = r));
+    events.push('load ended');
+  });
+  const closed = closeLoads(flags).then(() => events.push('closed'));
+  await new Promise((r) => setTimeout(r, 50));
+  t.same(events, ['load started'], 'the close still waits');
+  finish();
+  await Promise.all([running, closed]);
+  t.same(events, ['load started', 'load ended', 'closed']);
+
+  let late = false;
+  await loadUnlessClosing(flags, async () => {
+    late = true;
+  });
+  t.notOk(late, 'no load starts once the pool closes');
+  await closeLoads(flags);
+  t.pass('a second close returns at once');
+});
+
+t.test('a failed load still lets the close go on', async (t) => {
+  const flags = modelFlags();
+  await t.rejects(
+    loadUnlessClosing(flags, () => Promise.reject(new Error('no model'))),
+    /no model/,
+  );
+  await closeLoads(flags);
+  t.pass();
+});
+
+t.test('which models were loaded is seen by every holder of the flags', async (t) => {
+  const flags = modelFlags();
+  const other = new Int32Array(flags.buffer);
+  markLoaded(flags, 'verifier');
+  t.same([wasLoaded(other, 'encoder'), wasLoaded(other, 'verifier')], [false, true]);
+});
