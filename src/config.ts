@@ -107,7 +107,7 @@ export const ConfigSchema = z
       .default(128)
       .describe('V8 old generation per worker, at least 64; a task that needs more fails with 503 (the worker is replaced)'),
     IDLE_RSS_MB: int(400).describe(
-      'resident memory (MiB) a resting process may keep: 2 s after the last task, if it holds more, the workers are replaced by fresh ones, one at a time; keep it above the idle figure (~260 MB with the shipped models)',
+      'resident memory (MiB) a resting process may keep: 2 s after the last task, if it holds more, the workers collect their heaps and, if it still does, are replaced by fresh ones, one at a time; keep it above the idle figure (~260 MB with the shipped models)',
     ),
     JUDGE_BASE_URL: z
       .url()

@@ -105,9 +105,11 @@ const WORKER_YOUNG_GENERATION_MB = 48;
 
 // After a soak the workers kept their grown heaps (RSS ~670 MB against ~290 idle): V8 returns freed pages
 // only after a full collection, and a worker waiting for tasks runs none. So once the pool has had no task
-// for this long after doing work, each worker collects once (a request arriving meanwhile waits for it).
-// Collections give back V8's heap, not the malloc arenas the worker's threads grew (~150 MB after a soak);
-// if the process still holds more than IDLE_RSS_MB then, the workers are replaced, one at a time.
+// for this long after doing work and the process holds more than IDLE_RSS_MB, each worker collects once (a
+// request arriving meanwhile waits for it). Only then: the requests after a collection fault the heap back
+// in (the first 64×8 request after a rest took twice as long). Collections do not give back the malloc
+// arenas the workers' threads grew (~150 MB after a soak); if the process is still above the bound, the
+// workers are replaced, one at a time.
 const IDLE_COLLECT_MS = 2000;
 // A replacement loads its models before it is ready (~0.4 s here); one that is not ready by then failed.
 const REPLACEMENT_READY_MS = 30_000;
@@ -179,6 +181,7 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
   // One task per worker: piscina gives each to the least busy worker, and every worker is idle here.
   const collect = async () => {
     worked = false;
+    if (process.memoryUsage.rss() <= o.idleRssMb * 2 ** 20) return;
     const heaps = await Promise.all(Array.from({ length: o.workers }, () => track('collectTask', null).task as Promise<Output<'collectTask'>>)).catch(() => []);
     if (heaps.length === 0) return;
     collections.count++;
