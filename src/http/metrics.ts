@@ -45,7 +45,11 @@ export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilitie
         this.inc(read());
       },
     });
-  counter('tutor_pool_idle_collections_total', 'Full garbage collections of every worker, run 2 s after the pool last worked', () => pool.collections().count);
+  counter(
+    'tutor_pool_idle_collections_total',
+    'Full garbage collections of every worker, run 2 s after the pool last worked when the process held more than IDLE_RSS_MB',
+    () => pool.collections().count,
+  );
   counter('tutor_pool_collected_bytes_total', 'Worker heap those collections gave back', () => pool.collections().freedBytes);
   counter(
     'tutor_pool_workers_replaced_total',

@@ -92,3 +92,16 @@ export function metricValue(text: string, series: string): number {
   if (line === undefined) throw new Error(`no ${series} in /metrics`);
   return Number(line.slice(series.length + 1));
 }
+
+/** One series of the app's /metrics. */
+export const appMetric = async (app: FastifyInstance, series: string): Promise<number> =>
+  metricValue((await app.inject({ method: 'GET', url: '/metrics' })).body, series);
+
+/** Polls `ok` every 50 ms until it holds; throws naming `what` after `ms`. */
+export async function until(what: string, ok: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  for (const end = performance.now() + ms; performance.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await ok()) return;
+  throw new Error(`${what}: not within ${ms} ms`);
+}
+
+/** The first example a request schema carries (the one Swagger UI shows). */
+export const example = (schema: { meta(): Record<string, unknown> | undefined }): object => (schema.meta()!.examples as object[])[0]!;

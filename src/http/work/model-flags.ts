@@ -29,8 +29,12 @@ export async function loadUnlessClosing(flags: Int32Array, load: () => Promise<u
   }
 }
 
-/** Stops new loads and resolves once none runs. */
-export async function closeLoads(flags: Int32Array): Promise<void> {
+/**
+ * Stops new loads and resolves once none runs, or after `limitMs`: a worker that died while loading never
+ * counts itself out, and it is no longer in onnxruntime either.
+ */
+export async function closeLoads(flags: Int32Array, limitMs = 30_000): Promise<void> {
   Atomics.store(flags, CLOSING, 1);
-  while (Atomics.load(flags, LOADING) !== 0) await new Promise((r) => setTimeout(r, 10));
+  const end = performance.now() + limitMs;
+  while (Atomics.load(flags, LOADING) !== 0 && performance.now() < end) await new Promise((r) => setTimeout(r, 10));
 }

@@ -36,6 +36,14 @@ t.test('a failed load still lets the close go on', async (t) => {
   t.pass();
 });
 
+t.test('a load that never counts itself out (its worker died) holds a close back only until the limit', async (t) => {
+  const flags = modelFlags();
+  void loadUnlessClosing(flags, () => new Promise(() => undefined));
+  const started = performance.now();
+  await closeLoads(flags, 200);
+  t.ok(performance.now() - started >= 190, 'the close waited for the limit');
+});
+
 t.test('which models were loaded is seen by every holder of the flags', async (t) => {
   const flags = modelFlags();
   const other = new Int32Array(flags.buffer);

@@ -7,11 +7,10 @@ import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_SCORE_REQUEST } from '../../../s
 import { TraceKnowledgeRequestSchema } from '../../../src/contracts/trace-knowledge.js';
 import { VerifyTurnRequestSchema } from '../../../src/contracts/verify-turn.js';
 import { benchBatch } from '../../../bench/realistic-plans.js';
-import { testApp } from '../../support/app.js';
+import { example, testApp } from '../../support/app.js';
 import { basePlan, densePlan } from '../../support/plans.js';
 import { limitLengthText } from '../../support/texts.js';
 
-const example = (schema: { meta(): Record<string, unknown> | undefined }) => (schema.meta()!.examples as object[])[0]!;
 const tutorial = ['Fill a pot with water.', 'Bring the water to a boil.', 'Add the pasta and stir.', 'Drain the pasta when tender.'];
 const messages = [
   { role: 'teacher', text: 'First, fill a large pot with water and put it on the stove.' },

@@ -3,9 +3,7 @@ import t from 'tap';
 import { EXAMPLE_SCORE_REQUEST } from '../../../src/contracts/examples.js';
 import { TraceKnowledgeRequestSchema } from '../../../src/contracts/trace-knowledge.js';
 import { VerifyTurnRequestSchema } from '../../../src/contracts/verify-turn.js';
-import { metricValue, testApp } from '../../support/app.js';
-
-const example = (schema: { meta(): Record<string, unknown> | undefined }) => (schema.meta()!.examples as object[])[0]!;
+import { appMetric as metric, example, metricValue, testApp, until } from '../../support/app.js';
 
 t.test('the workers run a full collection once the pool has been idle after work, and not again until it works', async (t) => {
   // IDLE_RSS_MB=1: the process is always above it, so every rest after work collects (and then replaces).
@@ -52,13 +50,6 @@ t.test('the workers run a full collection once the pool has been idle after work
   t.equal(second.count, first.count + 1, 'which is followed by one more collection');
 });
 
-const metric = async (app: Awaited<ReturnType<typeof testApp>>, series: string) =>
-  metricValue((await app.inject({ method: 'GET', url: '/metrics' })).body, series);
-async function until(what: string, ok: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  for (const end = performance.now() + ms; performance.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await ok()) return;
-  throw new Error(`${what}: not within ${ms} ms`);
-}
-
 t.test('a resting process above IDLE_RSS_MB replaces its workers, one at a time, and answers as before', async (t) => {
   const app = await testApp({ WORKERS: 2, IDLE_RSS_MB: 1 });
   t.teardown(() => app.close());
@@ -101,18 +92,4 @@ t.test('a resting process under IDLE_RSS_MB neither collects nor replaces its wo
   await new Promise((r) => setTimeout(r, 3000));
   t.equal(await metric(app, 'tutor_pool_idle_collections_total'), 0, 'no collection');
   t.equal(await metric(app, 'tutor_pool_workers_replaced_total'), 0, 'no replacement');
-});
-
-// Closing terminates the workers, and terminating one inside onnxruntime aborts the whole process: a
-// replacement loading its models must hold the close back. The delays cover the replacement's start-up
-// (0.3–1.2 s here); without the wait, closes at 850 and 950 ms after the retirement aborted the process.
-t.test('closing while a replacement worker loads its models ends cleanly', async (t) => {
-  for (const delay of [0, 250, 500, 750, 1000, 1250, 1500]) {
-    const app = await testApp({ WORKERS: 2, IDLE_RSS_MB: 1 });
-    t.equal((await app.inject({ method: 'POST', url: '/verify-turn', payload: example(VerifyTurnRequestSchema) })).statusCode, 200);
-    await until('a worker retired', async () => (await metric(app, 'tutor_pool_workers_replaced_total')) >= 1);
-    await new Promise((r) => setTimeout(r, delay));
-    await app.close();
-    t.pass(`closed ${delay} ms after the first retirement`);
-  }
 });
