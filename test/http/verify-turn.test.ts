@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
 import { VERIFY_LIMITS, VerifyTurnRequestSchema } from '../../src/contracts/verify-turn.js';
-import { testApp } from '../support/app.js';
+import { appMetric, example, testApp } from '../support/app.js';
 
-const EXAMPLE_VERIFY_REQUEST = (VerifyTurnRequestSchema.meta()!.examples as object[])[0]!;
+const EXAMPLE_VERIFY_REQUEST = example(VerifyTurnRequestSchema);
 const BYO = fileURLToPath(new URL('../fixtures/tiny-cross-encoder', import.meta.url));
 const request = {
   task: { description: 'python code', solution_steps: ['loop'] },
@@ -115,8 +115,7 @@ t.test('20 candidates on an idle pool of two workers are verified in two halves,
   const pooled = await testApp({ WORKERS: 2 });
   const whole = await testApp({ WORKERS: 0 });
   t.teardown(() => Promise.all([pooled.close(), whole.close()]));
-  const misses = async (app: typeof pooled) =>
-    Number(/^tutor_encoder_cache_lookups_total\{result="miss"\} (\d+)/m.exec((await app.inject({ method: 'GET', url: '/metrics' })).body)?.[1]);
+  const misses = (app: typeof pooled) => appMetric(app, 'tutor_encoder_cache_lookups_total{result="miss"}');
   const payload = (n: number, round: number) => ({
     task: { description: `def running_total_${round}(xs): the running totals of xs`, solution_steps: ['Keep a sum', 'Append it after each item'] },
     context: [

@@ -179,16 +179,17 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
     return { task, cancel };
   };
   // One task per worker: piscina gives each to the least busy worker, and every worker is idle here.
+  const aboveBound = () => process.memoryUsage.rss() > o.idleRssMb * 2 ** 20;
   const collect = async () => {
     worked = false;
-    if (process.memoryUsage.rss() <= o.idleRssMb * 2 ** 20) return;
+    if (!aboveBound()) return;
     const heaps = await Promise.all(Array.from({ length: o.workers }, () => track('collectTask', null).task as Promise<Output<'collectTask'>>)).catch(() => []);
     if (heaps.length === 0) return;
     collections.count++;
     collections.heapBytes = heaps.reduce((n, h) => n + h.after, 0);
     // A collection may also grow a heap (V8 commits pages as it moves objects): a counter only counts gives.
     collections.freedBytes += heaps.reduce((n, h) => n + Math.max(0, h.before - h.after), 0);
-    if (process.memoryUsage.rss() > o.idleRssMb * 2 ** 20) await replaceWorkers();
+    if (aboveBound()) await replaceWorkers();
   };
   // One worker at a time, so that a request arriving meanwhile finds one ready; stops when work arrives
   // (the rest wait for the next rest). Piscina's balancer gives a task to the first idle worker in the

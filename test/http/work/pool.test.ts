@@ -19,12 +19,9 @@ t.test('the workers run a full collection once the pool has been idle after work
   };
   const settled = async () => {
     const before = (await metrics()).count;
-    for (let i = 0; i < 100; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      const now = await metrics();
-      if (now.count > before) return now;
-    }
-    throw new Error('no idle collection within 10 s');
+    let now = await metrics();
+    await until('an idle collection', async () => (now = await metrics()).count > before, 10_000);
+    return now;
   };
   // 2,048 plans over both workers leave garbage behind: parsed plans, their graphs, the detail texts. In
   // groups of 256, each a task of its own, what a task allocates outlives the young generation.
