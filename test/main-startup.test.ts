@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, statSync, writeFileSync, writeSync, closeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { openSync, readFileSync, statSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { DEFAULT_RUN_CONFIG } from '../src/contracts/runs.js';
@@ -8,6 +7,7 @@ import { SqliteRunStore } from '../src/runs/sqlite-store.js';
 import { tempStateDir } from './support/app.js';
 import { builtNode, ROOT } from './support/children.js';
 import { startService } from './support/service.js';
+import { tempDir } from './support/temp.js';
 
 // Start-up problems are the operator's to fix: one line on stderr naming the cause and the setting, a
 // non-zero exit, no stack trace.
@@ -64,7 +64,7 @@ t.test('bad settings, keys and state name their setting', async (t) => {
   oneLine(t, await startFails({ API_KEYS: 'read:short' }), /shorter than 16 characters/);
   oneLine(t, await startFails({ API_KEYS_FILE: '/nonexistent/keys' }), /API_KEYS_FILE cannot be read \(ENOENT\)/);
 
-  const notADir = join(mkdtempSync(join(tmpdir(), 'tutor-state-')), 'file');
+  const notADir = join(tempDir('tutor-state-'), 'file');
   writeFileSync(notADir, 'x');
   oneLine(t, await startFails({ STATE_DIR: notADir }), /cannot keep run state in .* \(STATE_DIR; .*\): (EEXIST|ENOTDIR).*writable directory/);
 

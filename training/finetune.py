@@ -26,7 +26,8 @@ baselines and the embedding head (train.py's nested scores, training/build/head_
 
 What ships to models/verifier/ (model.onnx, manifest.json, metrics.json, evaluation.md, expected.json):
 the fine-tuned model if it beats the embedding head on MRBench pairwise accuracy, hit rate and MathDial
-AUC; otherwise the head's score unchanged, with the dimensions predicted from the unchanged encoder.
+AUC; otherwise the head's score unchanged, with the dimensions predicted by dimensions.py's layers over
+the unchanged encoder (evaluated nested on the same outer folds).
 
     /usr/bin/python3 training/finetune.py     # Debian python3-torch 1.13; libopenblas0 makes it ~30× faster
 """
@@ -44,6 +45,7 @@ from torch import nn
 import report
 from evaluation import (BASELINES, SEED, both_yes, criterion, folds, held_out_metrics, label, linked_mrbench, mrbench_metrics,
                         paired_bootstrap, roc_auc)
+import dimensions
 from use_lite import UseLite, batch_ids, onnx_weights, parity
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -338,10 +340,30 @@ def dimension_auc_of(held):
 
 
 dimension_auc = {"fine_tuned": dimension_auc_of(held_scores), "unchanged_encoder": dimension_auc_of(held_frozen)}
+
+
+def head_inputs(items):
+    """The head's inputs [r, r⊙c, r⊙t, r·c, r·t, raw hand features] from the unchanged encoder, numpy."""
+    r = V[[examples[i]["candidates"][j]["response"] for i, j in items]]
+    c, t = V[[examples[i]["context"] for i, _ in items]], V[[examples[i]["task"] for i, _ in items]]
+    rc, rt = r * c, r * t
+    return torch.cat([r, rc, rt, rc.sum(-1, keepdim=True), rt.sum(-1, keepdim=True), torch.stack([EXTRA[it] for it in items])], -1).numpy()
+
+
+# The dimension layers that ship (dimensions.py), evaluated nested on the same outer folds.
+XD = head_inputs(cand)
+YD = np.array([dim_targets(examples[i]["candidates"][j]) for i, j in cand], np.float32)
+POS = (YD == 1.0).astype(int)
+cand_groups = [group[i] for i, _ in cand]
+dim_held, dim_picks = dimensions.nested(XD, YD, POS, cand_groups, outer_mr, FOLDS, 3, SEED)
+dimension_auc["dimension_layers"] = {name: {"roc_auc": float(a), "positives": int(POS[:, d].sum()), "candidates": len(cand)}
+                                     for d, ((name, _, _), a) in enumerate(zip(DIMENSIONS, dimensions.aucs(dim_held, POS)))}
+DIM_L2 = dimensions.pick_l2(XD, YD, POS, cand_groups, FOLDS, SEED)
+DIM_W, DIM_B = dimensions.fit(XD, YD, DIM_L2)
 reveal_feature = data["extra_names"].index("reveals_final_answer")
 y_reveal = [1 if examples[i]["candidates"][j]["annotation"]["Revealing_of_the_Answer"].startswith("Yes") else 0 for i, j in cand]
 reveal_baseline = roc_auc([examples[i]["candidates"][j]["extra"][reveal_feature] for i, j in cand], y_reveal)
-print(json.dumps({"table": table, "bootstrap": bootstrap, "mathdial_auc": mathdial_auc, "dimensions": dimension_auc,
+print(json.dumps({"table": table, "bootstrap": bootstrap, "mathdial_auc": mathdial_auc, "dimensions": dimension_auc, "dimension_l2": DIM_L2.tolist(),
                   "reveal_hand_feature_auc": reveal_baseline}, indent=1), flush=True)
 eval_seconds = time.time() - t0
 
@@ -385,15 +407,14 @@ class TunedExport(nn.Module):
 
 
 class HeadExport(nn.Module):
-    """Candidates' embeddings from the shared encoder; the head's score and the dimension predictions."""
-
-    def __init__(self, dims):
-        super().__init__()
-        self.dims = dims
+    """Candidates' embeddings from the shared encoder; the head's score and the dimension layers'
+    predictions (dimensions.py)."""
 
     def forward(self, response, context, task, extra):
+        rc, rt = response * context, response * task
+        x = torch.cat([response, rc, rt, rc.sum(-1, keepdim=True), rt.sum(-1, keepdim=True), extra], -1)
         logit = head_logit(response, context, task, extra)
-        return logit, torch.sigmoid(logit), torch.sigmoid(self.dims.score(response, context, task, extra)[:, 1:])
+        return logit, torch.sigmoid(logit), torch.sigmoid(x @ torch.tensor(DIM_W) + torch.tensor(DIM_B))
 
 
 def served(items):
@@ -401,11 +422,12 @@ def served(items):
     with torch.no_grad():
         if tuned_wins:
             return forward(final, items).numpy()
-        out = forward(final, items, frozen=True)
+        out = np.zeros((len(items), 1 + D), np.float32)
+        out[:, 1:] = head_inputs(items) @ DIM_W + DIM_B
         out[:, :1] = head_logit(*(V[[examples[i]["candidates"][j]["response"] for i, j in items]],
                                  V[[examples[i]["context"] for i, _ in items]], V[[examples[i]["task"] for i, _ in items]],
-                                 torch.stack([EXTRA[it] for it in items])))
-        return out.numpy()
+                                 torch.stack([EXTRA[it] for it in items]))).numpy()
+        return out
 
 
 SHIP.mkdir(parents=True, exist_ok=True)
@@ -418,9 +440,9 @@ if tuned_wins:
     name, version, response_input = "traver-use-lite-tuned", VERSION, "tokens"
 else:
     response = V[[examples[i]["candidates"][j]["response"] for i, j in sample]]
-    module, inputs, dummy = HeadExport(final), ["response"], (response, V[:1], V[1:2], extra)
+    module, inputs, dummy = HeadExport(), ["response"], (response, V[:1], V[1:2], extra)
     axes = {"response": {0: "n"}}
-    name, version, response_input = "traver-use-lite-head", "1.1.0", "embedding"
+    name, version, response_input = "traver-use-lite-head", "1.2.0", "embedding"
 torch.onnx.export(module, dummy, str(SHIP / "model.onnx"), opset_version=17,
                   input_names=[*inputs, "context", "task", "extra"], output_names=["logit", "score", "dimensions"],
                   dynamic_axes={**axes, "extra": {0: "n"}, "logit": {0: "n"}, "score": {0: "n"}, "dimensions": {0: "n"}})
@@ -479,6 +501,10 @@ metrics = {
                    "criterion": "pairwise accuracy + best-of-N hit rate", "picked_epochs": picks,
                    "per_epoch": fold_log, "per_epoch_note": "outer_* figures are recorded for reading only; the pick uses val_* alone"},
         "shipped_epochs": final_epochs,
+        "dimension_layers": {"inputs": "the head's, every column standardized (folded into the weights); MRBench candidates only",
+                             "l2_grid": list(dimensions.L2_GRID), "steps": dimensions.STEPS, "lr": dimensions.LR,
+                             "nested_picks_per_outer_fold": dim_picks, "shipped_l2": dict(zip([d for d, _, _ in DIMENSIONS], DIM_L2.tolist())),
+                             "shipped_l2_note": "picked on plain 5-fold CV over all MRBench conversations; the AUCs reported are nested"},
         "seconds": {"evaluation": round(eval_seconds), "final_model": round(final_seconds), "total": round(time.time() - t0)},
         "torch": torch.__version__, "threads": torch.get_num_threads(),
     },

@@ -40,12 +40,17 @@ def render(m):
         f"{m['mathdial']['roc_auc_mean_turn_score']:.3f} ({m['mathdial']['dialogues']} dialogues, {m['mathdial']['successful']} successful); "
         f"embedding head: {shipped['rows_fine_tuned_vs_head']['mathdial_roc_auc']['embedding_head']:.3f}.",
         "",
-        "Dimensions, ROC AUC over held-out MRBench candidates (label Yes against the rest):",
+        "Dimensions, ROC AUC over held-out MRBench candidates (label Yes against the rest), nested: the dimension",
+        "layers that ship (dimensions.py), and the dimension outputs of the head trained with the score, on the",
+        "fine-tuned and on the unchanged encoder:",
         "",
-        "| dimension | positives | fine-tuned encoder | unchanged encoder |",
-        "|---|---|---|---|",
-        *[f"| {k} | {v['positives']} / {v['candidates']} | {v['roc_auc']:.3f} | {dims['unchanged_encoder'][k]['roc_auc']:.3f} |"
-          for k, v in dims["fine_tuned"].items()],
+        "| dimension | positives | shipped dimension layers | head, fine-tuned encoder | head, unchanged encoder |",
+        "|---|---|---|---|---|",
+        *[f"| {k} | {v['positives']} / {v['candidates']} | **{v['roc_auc']:.3f}** | {dims['fine_tuned'][k]['roc_auc']:.3f} | "
+          f"{dims['unchanged_encoder'][k]['roc_auc']:.3f} |" for k, v in dims["dimension_layers"].items()],
+        "",
+        f"Their L2 strengths (grid {m['training']['dimension_layers']['l2_grid']}), shipped: "
+        f"{json.dumps(m['training']['dimension_layers']['shipped_l2'])}.",
         "",
         f"The hand feature `reveals_final_answer` alone: ROC AUC {m['reveals_answer_hand_feature_roc_auc']:.3f} for `reveals_answer`.",
         "",

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import { tempStateDir } from '../support/app.js';
 import { startService } from '../support/service.js';
+import { tempDir } from '../support/temp.js';
 
 const TESTS = new URL('../../clients/python/tests/', import.meta.url);
 /** The modules that need a service with API keys; every other test_*.py runs against one without. */
@@ -79,14 +80,13 @@ t.test('Python client tests pass against a live service with API keys', async (t
 });
 
 t.test('the client installs with pip (no third-party dependencies) and carries the service version', async (t) => {
-  const { cpSync, mkdtempSync, readFileSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
+  const { cpSync, readFileSync } = await import('node:fs');
   const { join } = await import('node:path');
   const { spawnSync } = await import('node:child_process');
   const repo = new URL('../..', import.meta.url).pathname;
-  const target = mkdtempSync(join(tmpdir(), 'pip-client-'));
+  const target = tempDir('pip-client-');
   // pip builds in the source tree: a copy keeps build/ and *.egg-info out of the repository.
-  const source = mkdtempSync(join(tmpdir(), 'pip-source-'));
+  const source = tempDir('pip-source-');
   cpSync(join(repo, 'clients/python'), source, { recursive: true, filter: (p) => !p.includes('__pycache__') });
   const pip = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--no-deps', '--target', target, source], { encoding: 'utf8' });
   t.equal(pip.status, 0, pip.stderr);

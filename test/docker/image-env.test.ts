@@ -2,13 +2,14 @@
 // the Dockerfile starts it — its final stage's environment, an unprivileged user, a working directory
 // that user cannot write — keeps its run state on the declared volume and serves.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { chmodSync, chownSync, existsSync, readFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import t from 'tap';
 import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
 import { plainNode, ROOT as repo } from '../support/children.js';
+import { tempDir } from '../support/temp.js';
 
 const dockerfile = readFileSync(join(repo, 'Dockerfile'), 'utf8');
 const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
@@ -31,12 +32,12 @@ const nobody = root
   : null;
 
 function writableDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'image-data-'));
+  const d = tempDir('image-data-');
   if (nobody) chownSync(d, nobody.uid, nobody.gid);
   return d;
 }
 function readOnlyWorkdir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'image-app-'));
+  const d = tempDir('image-app-');
   chmodSync(d, 0o555);
   return d;
 }

@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { buildApp } from '../../src/app.js';
@@ -16,6 +14,7 @@ import { DialogueNextResponseSchema } from '../../src/contracts/dialogue-next.js
 import { EvaluatePlanResponseSchema } from '../../src/contracts/evaluate-plan.js';
 import { EvaluateDialogueResponseSchema, EvaluateTextCorpusResponseSchema, EvaluateTextResponseSchema } from '../../src/contracts/evaluate.js';
 import { FitResponseSchema, TraceKnowledgeResponseSchema } from '../../src/contracts/trace-knowledge.js';
+import { tempDir } from './temp.js';
 
 // The service serializes with plain JSON.stringify; here every JSON response a test receives is checked
 // against its zod contract, so a drift between code and schema fails the suite.
@@ -40,7 +39,7 @@ const CONTRACTS: Record<string, z.ZodType> = {
 };
 
 export function tempStateDir(): string {
-  return mkdtempSync(join(tmpdir(), 'tutor-reward-test-'));
+  return tempDir('tutor-reward-test-');
 }
 
 /**

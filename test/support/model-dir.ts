@@ -1,10 +1,10 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from './temp.js';
 
 /** A temporary copy of a model directory with its manifest.json edited and, optionally, files replaced. */
 export function copyWithManifest(source: string, edit: (manifest: Record<string, unknown>) => void, files: Record<string, Buffer | string> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'model-dir-'));
+  const dir = tempDir('model-dir-');
   cpSync(source, dir, { recursive: true });
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
   edit(manifest);
