@@ -22,6 +22,18 @@ def folds(groups, k=5, seed=SEED):
     return {g: i % k for i, g in enumerate(uniq)}
 
 
+def problem(group):
+    """The problem of a MathDial group (md:<line>:<qid>): 430 dialogues share 319 problems."""
+    return group.rsplit(":", 1)[1]
+
+
+def by_problem(groups, k=5, seed=SEED):
+    """Folds of MathDial dialogues that keep every dialogue of a problem in one fold, so that no held-out
+    dialogue has its problem's other dialogues in training."""
+    f = folds(sorted({problem(g) for g in groups}), k, seed)
+    return {g: f[problem(g)] for g in groups}
+
+
 def mrbench_metrics(exs, score_fn):
     """Pairwise accuracy over pairs whose PG or Actionability labels differ (the better pair member has
     the higher PG + Actionability; pairs better on one and worse on the other are skipped), and the

@@ -43,8 +43,8 @@ import torch
 from torch import nn
 
 import report
-from evaluation import (BASELINES, SEED, both_yes, criterion, folds, held_out_metrics, label, linked_mrbench, mrbench_metrics,
-                        paired_bootstrap, roc_auc)
+from evaluation import (BASELINES, SEED, both_yes, by_problem, criterion, folds, held_out_metrics, label, linked_mrbench,
+                        mrbench_metrics, paired_bootstrap, problem, roc_auc)
 import dimensions
 from use_lite import UseLite, batch_ids, onnx_weights, parity
 
@@ -278,14 +278,43 @@ def without_linked(pool, held_mr, held_md):
     return [i for i in pool if group[i] not in banned]
 
 
+def head_inputs(items):
+    """The head's inputs [r, r⊙c, r⊙t, r·c, r·t, raw hand features] from the unchanged encoder, numpy."""
+    r = V[[examples[i]["candidates"][j]["response"] for i, j in items]]
+    c, t = V[[examples[i]["context"] for i, _ in items]], V[[examples[i]["task"] for i, _ in items]]
+    rc, rt = r * c, r * t
+    return torch.cat([r, rc, rt, rc.sum(-1, keepdim=True), rt.sum(-1, keepdim=True), torch.stack([EXTRA[it] for it in items])], -1).numpy()
+
+
+# The dimension layers that ship (dimensions.py), evaluated nested on the outer folds of the MRBench
+# conversations (below).
+cand = [(i, j) for i in MR for j in range(len(examples[i]["candidates"]))]
+CAND_ROWS = {i: np.array([k for k, (i2, _) in enumerate(cand) if i2 == i]) for i in MR}
+XD = head_inputs(cand)
+YD = np.array([dim_targets(examples[i]["candidates"][j]) for i, j in cand], np.float32)
+POS = (YD == 1.0).astype(int)
+cand_groups = [group[i] for i, _ in cand]
+outer_mr = folds([group[i] for i in MR], FOLDS)
+dim_held, dim_picks = dimensions.nested(XD, YD, POS, cand_groups, outer_mr, FOLDS, 3, SEED)
+DIM_L2 = dimensions.pick_l2(XD, YD, POS, cand_groups, FOLDS, SEED)
+DIM_W, DIM_B = dimensions.fit(XD, YD, DIM_L2)
+PG, ACT = ([d for d, _, _ in DIMENSIONS].index(name) for name in ("providing_guidance", "actionability"))
+W_GRID = (0.0, 0.5, 1.0, 2.0, 4.0)
+
+
+def composite(head_logit, dim_logits, w):
+    """The served score's logit: the head's plus w (log P(guidance = Yes) + log P(actionability = Yes)) of the
+    dimension layers, which rank MRBench's best candidates better than the head alone."""
+    return head_logit + w * (-np.logaddexp(0, -dim_logits[:, PG]) - np.logaddexp(0, -dim_logits[:, ACT]))
+
+
 # 1. Nested evaluation.
-outer_mr, outer_md = folds([group[i] for i in MR], FOLDS), folds([group[i] for i in MD], FOLDS)
-# A MathDial dialogue of an MRBench conversation goes to that conversation's fold, so that holding out one
-# does not also take the other out of training.
-for g, mrs in linked_mr.items():
-    if g in outer_md:
-        outer_md[g] = outer_mr[min(mrs)]
-held_scores, held_frozen, md_scores, md_outcomes, picks, fold_log = {}, {}, [], [], [], []
+outer_md = by_problem([group[i] for i in MD], FOLDS)
+# A MathDial dialogue of an MRBench conversation goes, with its problem's other dialogues, to that
+# conversation's fold, so that holding out one does not also take the other out of training.
+moved = {problem(g): outer_mr[min(mrs)] for g, mrs in sorted(linked_mr.items()) if g in outer_md}
+outer_md = {g: moved.get(problem(g), f) for g, f in outer_md.items()}
+held_scores, held_frozen, md_scores, md_outcomes, picks, fold_log, w_picks = {}, {}, [], [], [], [], []
 for j in range(FOLDS):
     test_mr = [i for i in MR if outer_mr[group[i]] == j]
     test_md = [i for i in MD if outer_md[group[i]] == j]
@@ -297,10 +326,11 @@ for j in range(FOLDS):
     log = []
 
     def on_epoch(epoch, model):
-        val = evaluate(predict(model, val_mr), val_mr)
+        val_scores = predict(model, val_mr)
+        val = evaluate(val_scores, val_mr)
         test = predict(model, test_mr + test_md)
         seen = evaluate(test, test_mr)  # recorded, never used to choose
-        log.append({"epoch": epoch, "val": val, "test": test, "outer": seen})
+        log.append({"epoch": epoch, "val": val, "val_scores": val_scores, "test": test, "outer": seen})
         print(f"  fold {j} epoch {epoch}: inner val pairwise {val['pairwise_accuracy']:.3f} hit {val['best_of_n_hit_rate']:.3f}; "
               f"outer {seen['pairwise_accuracy']:.3f} {seen['best_of_n_hit_rate']:.3f} ({time.time() - t0:.0f} s)", flush=True)
 
@@ -309,12 +339,18 @@ for j in range(FOLDS):
     picks.append(best["epoch"])
     held_scores.update({i: best["test"][i] for i in test_mr})
     held_frozen.update({i: log[0]["test"][i] for i in test_mr})  # epoch 0: the head on the unchanged encoder
+    # The composite's w, picked on the same inner validation fold: the head of phase 1 (epoch 0; the loss of
+    # train.py's head) stands in for the shipped head, the dimension layers are fit without the fold.
+    fit_rows = np.concatenate([CAND_ROWS[i] for i in train_mr if inner[group[i]] != 0])
+    Wd, bd = dimensions.fit(XD[fit_rows], YD[fit_rows], dim_picks[j])
+    val_of = lambda w: criterion(evaluate({i: composite(log[0]["val_scores"][i][:, 0], XD[CAND_ROWS[i]] @ Wd + bd, w)[:, None] for i in val_mr}, val_mr))
+    w_picks.append(max(W_GRID, key=val_of))  # the first of equals: the smaller w
     s, o = dialogue_auc(best["test"], test_md)
     md_scores += s
     md_outcomes += o
     fold_log.append([{"epoch": x["epoch"], **{f"{part}_{k}": x[part][k] for part in ("val", "outer") for k in ("pairwise_accuracy", "best_of_n_hit_rate")}}
                      for x in log])
-    print(f"outer fold {j}: picked epoch {best['epoch']}; train {len(inner_pool)} examples, val {len(val_mr)}, "
+    print(f"outer fold {j}: picked epoch {best['epoch']}, composite w {w_picks[-1]}; train {len(inner_pool)} examples, val {len(val_mr)}, "
           f"test {len(test_mr)} contexts + {len(test_md)} turns", flush=True)
 
 mr = [examples[i] for i in MR]
@@ -327,8 +363,38 @@ table = {"fine_tuned": nested, **{name: mrbench_metrics(mr, fn) for name, fn in 
 bootstrap = paired_bootstrap(mr, lambda e: by_id[id(e)], others)
 mathdial_auc = roc_auc(md_scores, md_outcomes)
 
+# The composite score, nested: each outer fold's held-out head logits (train.py) and dimension layers with
+# the w its inner fold picked. The w that ships is the best on these same folds (as train.py ships its
+# grid point); its figures would be optimistic, so the nested ones are reported.
+comp_held = {i: composite(np.asarray(head_scores[i]), dim_held[CAND_ROWS[i]], w_picks[outer_mr[group[i]]]) for i in MR}
+comp_by_id = {id(examples[i]): list(comp_held[i]) for i in MR}
+table["composite"] = evaluate({i: s[:, None] for i, s in comp_held.items()}, MR)
+bootstrap_composite = paired_bootstrap(mr, lambda e: comp_by_id[id(e)], others)
+W_SHIP = max(W_GRID, key=lambda w: criterion(evaluate({i: composite(np.asarray(head_scores[i]), dim_held[CAND_ROWS[i]], w)[:, None] for i in MR}, MR)))
+# MathDial: train.py's held-out head logits of each turn (5 folds by problem) plus the dimension layers fit
+# on the MRBench conversations not linked to the fold's problems, at the shipped w.
+head_md = {int(k): z for k, z in json.loads((BUILD / "head_mathdial_logits.json").read_text()).items()}
+fold_md = by_problem([group[i] for i in MD], FOLDS)
+md_comp = {}
+for j in range(FOLDS):
+    held_md = [i for i in MD if fold_md[group[i]] == j]
+    banned = set().union(*[linked_mr.get(group[i], set()) for i in held_md])
+    fit_rows = np.concatenate([CAND_ROWS[i] for i in MR if group[i] not in banned])
+    Wd, bd = dimensions.fit(XD[fit_rows], YD[fit_rows], DIM_L2)
+    for i in held_md:
+        md_comp[i] = float(composite(np.array([head_md[i]]), head_inputs([(i, 0)]) @ Wd + bd, W_SHIP)[0])
+
+
+def mathdial_auc_of(logits):
+    per = {}
+    for i, z in logits.items():
+        per.setdefault(group[i], (examples[i]["outcome"], []))[1].append(1 / (1 + np.exp(-z)))
+    return roc_auc([np.mean(s) for _, s in per.values()], [o for o, _ in per.values()])
+
+
+composite_md_auc, head_md_auc = mathdial_auc_of(md_comp), mathdial_auc_of(head_md)
+
 # Per-dimension ROC AUC over held-out MRBench candidates (label Yes → positive; "To some extent" negative).
-cand = [(i, j) for i in MR for j in range(len(examples[i]["candidates"]))]
 
 
 def dimension_auc_of(held):
@@ -340,42 +406,29 @@ def dimension_auc_of(held):
 
 
 dimension_auc = {"fine_tuned": dimension_auc_of(held_scores), "unchanged_encoder": dimension_auc_of(held_frozen)}
-
-
-def head_inputs(items):
-    """The head's inputs [r, r⊙c, r⊙t, r·c, r·t, raw hand features] from the unchanged encoder, numpy."""
-    r = V[[examples[i]["candidates"][j]["response"] for i, j in items]]
-    c, t = V[[examples[i]["context"] for i, _ in items]], V[[examples[i]["task"] for i, _ in items]]
-    rc, rt = r * c, r * t
-    return torch.cat([r, rc, rt, rc.sum(-1, keepdim=True), rt.sum(-1, keepdim=True), torch.stack([EXTRA[it] for it in items])], -1).numpy()
-
-
-# The dimension layers that ship (dimensions.py), evaluated nested on the same outer folds.
-XD = head_inputs(cand)
-YD = np.array([dim_targets(examples[i]["candidates"][j]) for i, j in cand], np.float32)
-POS = (YD == 1.0).astype(int)
-cand_groups = [group[i] for i, _ in cand]
-dim_held, dim_picks = dimensions.nested(XD, YD, POS, cand_groups, outer_mr, FOLDS, 3, SEED)
 dimension_auc["dimension_layers"] = {name: {"roc_auc": float(a), "positives": int(POS[:, d].sum()), "candidates": len(cand)}
                                      for d, ((name, _, _), a) in enumerate(zip(DIMENSIONS, dimensions.aucs(dim_held, POS)))}
-DIM_L2 = dimensions.pick_l2(XD, YD, POS, cand_groups, FOLDS, SEED)
-DIM_W, DIM_B = dimensions.fit(XD, YD, DIM_L2)
 reveal_feature = data["extra_names"].index("reveals_final_answer")
 y_reveal = [1 if examples[i]["candidates"][j]["annotation"]["Revealing_of_the_Answer"].startswith("Yes") else 0 for i, j in cand]
 reveal_baseline = roc_auc([examples[i]["candidates"][j]["extra"][reveal_feature] for i, j in cand], y_reveal)
 print(json.dumps({"table": table, "bootstrap": bootstrap, "mathdial_auc": mathdial_auc, "dimensions": dimension_auc, "dimension_l2": DIM_L2.tolist(),
+                  "composite_w": {"nested": w_picks, "best": W_SHIP}, "composite_mathdial_auc": [composite_md_auc, head_md_auc],
                   "reveal_hand_feature_auc": reveal_baseline}, indent=1), flush=True)
 eval_seconds = time.time() - t0
 
 # 2. What ships. The fine-tuned model only if it beats the embedding head on every row both are measured
-# on (MRBench pairwise accuracy and hit rate, MathDial AUC); otherwise the head's score, unchanged, with
-# the eight dimensions predicted from the unchanged encoder's embeddings (phase 1 alone, all the data).
+# on (MRBench pairwise accuracy and hit rate, MathDial AUC); otherwise the head with the dimension layers,
+# its score the composite when that beats the head on both MRBench rows and is not below it on MathDial.
 head_metrics = json.loads((ROOT / "models/verifier-head/metrics.json").read_text())
 head_mathdial_auc = head_metrics["mathdial"]["roc_auc_mean_turn_score"]
 rows = {"pairwise_accuracy": (nested["pairwise_accuracy"], table["embedding_head"]["pairwise_accuracy"]),
         "best_of_n_hit_rate": (nested["best_of_n_hit_rate"], table["embedding_head"]["best_of_n_hit_rate"]),
         "mathdial_roc_auc": (mathdial_auc, head_mathdial_auc)}
 tuned_wins = all(mine > theirs for mine, theirs in rows.values())
+composite_wins = (table["composite"]["pairwise_accuracy"] > table["embedding_head"]["pairwise_accuracy"]
+                  and table["composite"]["best_of_n_hit_rate"] > table["embedding_head"]["best_of_n_hit_rate"]
+                  and composite_md_auc >= head_md_auc)
+W_SERVED = W_SHIP if composite_wins and not tuned_wins else 0.0
 final_epochs = int(np.median(picks)) if tuned_wins else 0
 t1 = time.time()
 final = train(MD + MR + BR, final_epochs)
@@ -407,14 +460,16 @@ class TunedExport(nn.Module):
 
 
 class HeadExport(nn.Module):
-    """Candidates' embeddings from the shared encoder; the head's score and the dimension layers'
-    predictions (dimensions.py)."""
+    """Candidates' embeddings from the shared encoder; the served score (`composite`, with W_SERVED) and the
+    dimension layers' predictions (dimensions.py)."""
 
     def forward(self, response, context, task, extra):
         rc, rt = response * context, response * task
         x = torch.cat([response, rc, rt, rc.sum(-1, keepdim=True), rt.sum(-1, keepdim=True), extra], -1)
-        logit = head_logit(response, context, task, extra)
-        return logit, torch.sigmoid(logit), torch.sigmoid(x @ torch.tensor(DIM_W) + torch.tensor(DIM_B))
+        dims = x @ torch.tensor(DIM_W) + torch.tensor(DIM_B)
+        logsig = nn.functional.logsigmoid
+        logit = head_logit(response, context, task, extra) + W_SERVED * (logsig(dims[:, PG:PG + 1]) + logsig(dims[:, ACT:ACT + 1]))
+        return logit, torch.sigmoid(logit), torch.sigmoid(dims)
 
 
 def served(items):
@@ -424,9 +479,10 @@ def served(items):
             return forward(final, items).numpy()
         out = np.zeros((len(items), 1 + D), np.float32)
         out[:, 1:] = head_inputs(items) @ DIM_W + DIM_B
-        out[:, :1] = head_logit(*(V[[examples[i]["candidates"][j]["response"] for i, j in items]],
-                                 V[[examples[i]["context"] for i, _ in items]], V[[examples[i]["task"] for i, _ in items]],
-                                 torch.stack([EXTRA[it] for it in items]))).numpy()
+        z = head_logit(*(V[[examples[i]["candidates"][j]["response"] for i, j in items]],
+                         V[[examples[i]["context"] for i, _ in items]], V[[examples[i]["task"] for i, _ in items]],
+                         torch.stack([EXTRA[it] for it in items]))).numpy()[:, 0]
+        out[:, 0] = composite(z, out[:, 1:], W_SERVED)
         return out
 
 
@@ -442,7 +498,7 @@ else:
     response = V[[examples[i]["candidates"][j]["response"] for i, j in sample]]
     module, inputs, dummy = HeadExport(), ["response"], (response, V[:1], V[1:2], extra)
     axes = {"response": {0: "n"}}
-    name, version, response_input = "traver-use-lite-head", "1.2.0", "embedding"
+    name, version, response_input = "traver-use-lite-head", "2.0.0" if W_SERVED else "1.2.0", "embedding"
 torch.onnx.export(module, dummy, str(SHIP / "model.onnx"), opset_version=17,
                   input_names=[*inputs, "context", "task", "extra"], output_names=["logit", "score", "dimensions"],
                   dynamic_axes={**axes, "extra": {0: "n"}, "logit": {0: "n"}, "score": {0: "n"}, "dimensions": {0: "n"}})
@@ -485,6 +541,10 @@ metrics = {
     "mrbench_paired_bootstrap_fine_tuned_minus_other": bootstrap,
     "mathdial": {"roc_auc_mean_turn_score": mathdial_auc, "dialogues": len(md_scores), "successful": int(sum(md_outcomes))},
     "dimensions_roc_auc": dimension_auc,
+    "composite": {"score": "head logit + w (log P(providing_guidance = Yes) + log P(actionability = Yes))", "w_grid": list(W_GRID),
+                  "nested_w_per_outer_fold": w_picks, "w_best_on_outer_folds": W_SHIP, "w_served": W_SERVED,
+                  "beats_head": composite_wins, "mathdial_roc_auc": {"composite": composite_md_auc, "embedding_head": head_md_auc},
+                  "mrbench_paired_bootstrap_composite_minus_other": bootstrap_composite},
     "shipped": {"model": name, "version": version, "fine_tuned_beats_head_on_every_row": tuned_wins,
                 "rows_fine_tuned_vs_head": {k: {"fine_tuned": a, "embedding_head": b} for k, (a, b) in rows.items()}},
     "coding_tutor_dialogues": coding_rows,

@@ -22,7 +22,8 @@ Loss (full-batch Adam, numpy only), one term per source, each averaged within it
 Evaluation is honest about conversations: MRBench contexts are MathDial and Bridge conversations, so when
 an MRBench context is held out, the MathDial dialogues and Bridge pairs of the same conversation (a
 response text in common, or for MathDial the same question; `linked` in examples.json) are left out of
-training too (and the MRBench contexts of a held-out MathDial dialogue for the MathDial AUC).
+training too (and the MRBench contexts of a held-out MathDial dialogue for the MathDial AUC, where the
+dialogues are folded by problem: 430 dialogues share 319 problems, and a problem's dialogues are held out together).
 
 Hyperparameters. The hand features, the loss terms, and the fixed values (W_PAIR, W_BRIDGE, L2_HAND,
 STEPS, LR) and the ranges of GRID were set while exploring on the 5-fold MRBench cross-validation, so
@@ -44,8 +45,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from evaluation import (BASELINES, SEED, both_yes, criterion, folds, held_out_metrics, label, linked_mrbench, mrbench_metrics,
-                        paired_bootstrap, roc_auc)
+from evaluation import (BASELINES, SEED, both_yes, by_problem, criterion, folds, held_out_metrics, label, linked_mrbench,
+                        mrbench_metrics, paired_bootstrap, roc_auc)
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "training" / "build"
@@ -228,10 +229,10 @@ bootstrap = paired_bootstrap(mr, lambda e: nested_by_id[id(e)], BASELINES)
 beats = {metric: all(baselines["verifier"][metric] > baselines[b][metric] for b in ("random", "longest_response", "asks_a_question"))
          for metric in ("pairwise_accuracy", "best_of_n_hit_rate")}
 
-# 3. MathDial, 5-fold by dialogue with the shipped grid point: the mean turn score of a held-out dialogue
+# 3. MathDial, 5-fold by problem with the shipped grid point: the mean turn score of a held-out dialogue
 # against its outcome (the MRBench contexts of the held-out dialogues are left out of training).
-fold_md = folds([group[i] for i in MD], OUTER_FOLDS)
-dialogue_scores, dialogue_outcomes = [], []
+fold_md = by_problem([group[i] for i in MD], OUTER_FOLDS)
+dialogue_scores, dialogue_outcomes, md_logits = [], [], {}
 for j in range(OUTER_FOLDS):
     held = {group[i] for i in MD if fold_md[group[i]] == j}
     banned = set().union(*[linked_mr.get(g, set()) for g in held])
@@ -240,11 +241,13 @@ for j in range(OUTER_FOLDS):
     per = {}
     for i in MD:
         if group[i] in held:
-            per.setdefault(group[i], (examples[i]["outcome"], []))[1].append(float(1 / (1 + np.exp(-model.logit(rows_of[i])[0]))))
+            md_logits[i] = float(model.logit(rows_of[i])[0])
+            per.setdefault(group[i], (examples[i]["outcome"], []))[1].append(float(1 / (1 + np.exp(-md_logits[i]))))
     for outcome, s in per.values():
         dialogue_scores.append(float(np.mean(s)))
         dialogue_outcomes.append(outcome)
 mathdial_auc = roc_auc(dialogue_scores, dialogue_outcomes)
+(BUILD / "head_mathdial_logits.json").write_text(json.dumps({str(i): z for i, z in md_logits.items()}))  # for finetune.py
 
 # 4. The shipped model: the grid point best on the plain CV, fit on all data.
 final = Model(**SHIPPED).fit(MD + MR + BR)
@@ -359,7 +362,7 @@ card = "\n".join([
       f"hit rate [{b['best_of_n_hit_rate_diff_95ci'][0]:+.3f}, {b['best_of_n_hit_rate_diff_95ci'][1]:+.3f}]" for name, b in bootstrap.items()],
     "",
     f"MathDial: ROC AUC of the mean turn score of a held-out dialogue vs its outcome = {mathdial_auc:.3f} "
-    f"({len(dialogue_scores)} dialogues, {int(sum(dialogue_outcomes))} successful; 5-fold by dialogue).",
+    f"({len(dialogue_scores)} dialogues, {int(sum(dialogue_outcomes))} successful; 5-fold by problem).",
     "",
     f"Training data: {len(MD)} MathDial turns, {len(MR)} MRBench contexts "
     f"({metrics['training']['mrbench_candidates']} candidates), {len(BR)} Bridge pairs.",

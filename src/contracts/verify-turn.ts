@@ -52,7 +52,11 @@ export const VerifyTurnRequestSchema = z
 
 export const VerifyTurnResponseSchema = z
   .object({
-    scores: z.array(z.number().min(0).max(1)).describe('Predicted turn value v ∈ [0, 1] of each candidate, in request order'),
+    scores: z
+      .array(z.number().min(0).max(1))
+      .describe(
+        'Score of each candidate in [0, 1], in request order: the predicted turn value v, which the default model blends with its guidance and actionability (see its model card)',
+      ),
     ranking: z.array(z.number().int()).describe('Candidate indices, best first (top_k of them when asked)'),
     best: z.object({ index: z.number().int(), text: z.string(), score: z.number() }),
     candidates: z
