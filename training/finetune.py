@@ -109,6 +109,12 @@ EXTRA = {(i, j): torch.tensor(c["extra"], dtype=torch.float32) for i, e in enume
 print(f"frozen states of {len(RESPONSES)} responses in {time.time() - t0:.0f} s", flush=True)
 
 
+def head_x(r, c, t, extra):
+    """The inputs of every head here: [r, r⊙c, r⊙t, r·c, r·t, extra] (c and t [n, 512] or [1, 512])."""
+    rc, rt = r * c, r * t
+    return torch.cat([r, rc, rt, rc.sum(-1, keepdim=True), rt.sum(-1, keepdim=True), extra], -1)
+
+
 class Verifier(nn.Module):
     def __init__(self, extra_mean, extra_sd):
         super().__init__()
@@ -140,9 +146,7 @@ class Verifier(nn.Module):
 
     def score(self, r, c, t, extra):
         """r [n, 512], c and t [n, 512] or [1, 512], extra [n, K] → [n, 1 + D] logits (turn value first)."""
-        rc, rt = r * c, r * t
-        x = torch.cat([r, rc, rt, rc.sum(-1, keepdim=True), rt.sum(-1, keepdim=True), (extra - self.extra_mean) / self.extra_sd], -1)
-        return self.head(x)
+        return self.head(head_x(r, c, t, (extra - self.extra_mean) / self.extra_sd))
 
 
 def forward(model, items, frozen=False):
@@ -282,8 +286,7 @@ def head_inputs(items):
     """The head's inputs [r, r⊙c, r⊙t, r·c, r·t, raw hand features] from the unchanged encoder, numpy."""
     r = V[[examples[i]["candidates"][j]["response"] for i, j in items]]
     c, t = V[[examples[i]["context"] for i, _ in items]], V[[examples[i]["task"] for i, _ in items]]
-    rc, rt = r * c, r * t
-    return torch.cat([r, rc, rt, rc.sum(-1, keepdim=True), rt.sum(-1, keepdim=True), torch.stack([EXTRA[it] for it in items])], -1).numpy()
+    return head_x(r, c, t, torch.stack([EXTRA[it] for it in items])).numpy()
 
 
 # The dimension layers that ship (dimensions.py), evaluated nested on the outer folds of the MRBench
@@ -366,11 +369,16 @@ mathdial_auc = roc_auc(md_scores, md_outcomes)
 # The composite score, nested: each outer fold's held-out head logits (train.py) and dimension layers with
 # the w its inner fold picked. The w that ships is the best on these same folds (as train.py ships its
 # grid point); its figures would be optimistic, so the nested ones are reported.
-comp_held = {i: composite(np.asarray(head_scores[i]), dim_held[CAND_ROWS[i]], w_picks[outer_mr[group[i]]]) for i in MR}
-comp_by_id = {id(examples[i]): list(comp_held[i]) for i in MR}
-table["composite"] = evaluate({i: s[:, None] for i, s in comp_held.items()}, MR)
+def held_composite(w_of):
+    """Held-out composite logits of every MRBench context, w_of(i) its w."""
+    return {i: composite(np.asarray(head_scores[i]), dim_held[CAND_ROWS[i]], w_of(i))[:, None] for i in MR}
+
+
+comp_held = held_composite(lambda i: w_picks[outer_mr[group[i]]])
+comp_by_id = {id(examples[i]): list(comp_held[i][:, 0]) for i in MR}
+table["composite"] = evaluate(comp_held, MR)
 bootstrap_composite = paired_bootstrap(mr, lambda e: comp_by_id[id(e)], others)
-W_SHIP = max(W_GRID, key=lambda w: criterion(evaluate({i: composite(np.asarray(head_scores[i]), dim_held[CAND_ROWS[i]], w)[:, None] for i in MR}, MR)))
+W_SHIP = max(W_GRID, key=lambda w: criterion(evaluate(held_composite(lambda _: w), MR)))
 # MathDial: train.py's held-out head logits of each turn (5 folds by problem) plus the dimension layers fit
 # on the MRBench conversations not linked to the fold's problems, at the shipped w.
 head_md = {int(k): z for k, z in json.loads((BUILD / "head_mathdial_logits.json").read_text()).items()}
@@ -383,16 +391,8 @@ for j in range(FOLDS):
     Wd, bd = dimensions.fit(XD[fit_rows], YD[fit_rows], DIM_L2)
     for i in held_md:
         md_comp[i] = float(composite(np.array([head_md[i]]), head_inputs([(i, 0)]) @ Wd + bd, W_SHIP)[0])
-
-
-def mathdial_auc_of(logits):
-    per = {}
-    for i, z in logits.items():
-        per.setdefault(group[i], (examples[i]["outcome"], []))[1].append(1 / (1 + np.exp(-z)))
-    return roc_auc([np.mean(s) for _, s in per.values()], [o for o, _ in per.values()])
-
-
-composite_md_auc, head_md_auc = mathdial_auc_of(md_comp), mathdial_auc_of(head_md)
+composite_md_auc = roc_auc(*dialogue_auc({i: np.array([[z]]) for i, z in md_comp.items()}, list(md_comp)))
+head_mathdial_auc = json.loads((ROOT / "models/verifier-head/metrics.json").read_text())["mathdial"]["roc_auc_mean_turn_score"]
 
 # Per-dimension ROC AUC over held-out MRBench candidates (label Yes → positive; "To some extent" negative).
 
@@ -412,22 +412,20 @@ reveal_feature = data["extra_names"].index("reveals_final_answer")
 y_reveal = [1 if examples[i]["candidates"][j]["annotation"]["Revealing_of_the_Answer"].startswith("Yes") else 0 for i, j in cand]
 reveal_baseline = roc_auc([examples[i]["candidates"][j]["extra"][reveal_feature] for i, j in cand], y_reveal)
 print(json.dumps({"table": table, "bootstrap": bootstrap, "mathdial_auc": mathdial_auc, "dimensions": dimension_auc, "dimension_l2": DIM_L2.tolist(),
-                  "composite_w": {"nested": w_picks, "best": W_SHIP}, "composite_mathdial_auc": [composite_md_auc, head_md_auc],
+                  "composite_w": {"nested": w_picks, "best": W_SHIP}, "composite_mathdial_auc": [composite_md_auc, head_mathdial_auc],
                   "reveal_hand_feature_auc": reveal_baseline}, indent=1), flush=True)
 eval_seconds = time.time() - t0
 
 # 2. What ships. The fine-tuned model only if it beats the embedding head on every row both are measured
 # on (MRBench pairwise accuracy and hit rate, MathDial AUC); otherwise the head with the dimension layers,
 # its score the composite when that beats the head on both MRBench rows and is not below it on MathDial.
-head_metrics = json.loads((ROOT / "models/verifier-head/metrics.json").read_text())
-head_mathdial_auc = head_metrics["mathdial"]["roc_auc_mean_turn_score"]
 rows = {"pairwise_accuracy": (nested["pairwise_accuracy"], table["embedding_head"]["pairwise_accuracy"]),
         "best_of_n_hit_rate": (nested["best_of_n_hit_rate"], table["embedding_head"]["best_of_n_hit_rate"]),
         "mathdial_roc_auc": (mathdial_auc, head_mathdial_auc)}
 tuned_wins = all(mine > theirs for mine, theirs in rows.values())
 composite_wins = (table["composite"]["pairwise_accuracy"] > table["embedding_head"]["pairwise_accuracy"]
                   and table["composite"]["best_of_n_hit_rate"] > table["embedding_head"]["best_of_n_hit_rate"]
-                  and composite_md_auc >= head_md_auc)
+                  and composite_md_auc >= head_mathdial_auc)
 W_SERVED = W_SHIP if composite_wins and not tuned_wins else 0.0
 final_epochs = int(np.median(picks)) if tuned_wins else 0
 t1 = time.time()
@@ -440,9 +438,7 @@ head_w = {k: torch.tensor(v) for k, v in onnx_weights(ROOT / "models/verifier-he
 
 def head_logit(r, c, t, extra):
     """The embedding head's logit (train.py's graph: [r, r⊙c, r⊙t, r·c, r·t, standardized extra]·W + b)."""
-    rc, rt = r * c, r * t
-    x = torch.cat([r, rc, rt, rc.sum(-1, keepdim=True), rt.sum(-1, keepdim=True), (extra - head_w["extra_mean"]) / head_w["extra_scale"]], -1)
-    return x @ head_w["W"] + head_w["b"]
+    return head_x(r, c, t, (extra - head_w["extra_mean"]) / head_w["extra_scale"]) @ head_w["W"] + head_w["b"]
 
 
 class TunedExport(nn.Module):
@@ -464,9 +460,7 @@ class HeadExport(nn.Module):
     dimension layers' predictions (dimensions.py)."""
 
     def forward(self, response, context, task, extra):
-        rc, rt = response * context, response * task
-        x = torch.cat([response, rc, rt, rc.sum(-1, keepdim=True), rt.sum(-1, keepdim=True), extra], -1)
-        dims = x @ torch.tensor(DIM_W) + torch.tensor(DIM_B)
+        dims = head_x(response, context, task, extra) @ torch.tensor(DIM_W) + torch.tensor(DIM_B)
         logsig = nn.functional.logsigmoid
         logit = head_logit(response, context, task, extra) + W_SERVED * (logsig(dims[:, PG:PG + 1]) + logsig(dims[:, ACT:ACT + 1]))
         return logit, torch.sigmoid(logit), torch.sigmoid(dims)
@@ -543,7 +537,7 @@ metrics = {
     "dimensions_roc_auc": dimension_auc,
     "composite": {"score": "head logit + w (log P(providing_guidance = Yes) + log P(actionability = Yes))", "w_grid": list(W_GRID),
                   "nested_w_per_outer_fold": w_picks, "w_best_on_outer_folds": W_SHIP, "w_served": W_SERVED,
-                  "beats_head": composite_wins, "mathdial_roc_auc": {"composite": composite_md_auc, "embedding_head": head_md_auc},
+                  "beats_head": composite_wins, "mathdial_roc_auc": {"composite": composite_md_auc, "embedding_head": head_mathdial_auc},
                   "mrbench_paired_bootstrap_composite_minus_other": bootstrap_composite},
     "shipped": {"model": name, "version": version, "fine_tuned_beats_head_on_every_row": tuned_wins,
                 "rows_fine_tuned_vs_head": {k: {"fine_tuned": a, "embedding_head": b} for k, (a, b) in rows.items()}},
