@@ -109,6 +109,12 @@ export const ConfigSchema = z
     IDLE_RSS_MB: int(400).describe(
       'resident memory (MiB) a resting process may keep: 2 s after the last task, if it holds more, the workers collect their heaps and, if it still does, are replaced by fresh ones, one at a time; keep it above the idle figure (~260 MB with the shipped models)',
     ),
+    ORT_DISABLE_TELEMETRY: z
+      .enum(['0', '1'])
+      .default('1')
+      .describe(
+        'onnxruntime’s own switch, passed on to it: `1` turns off the usage telemetry that onnxruntime-node 1.30 collects on Linux and macOS (a device id under `~/.cache/Microsoft`, an event database and a log file in the temp directory, events uploaded to Microsoft); `0` leaves it on',
+      ),
     JUDGE_BASE_URL: z
       .url()
       .optional()

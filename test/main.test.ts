@@ -1,8 +1,10 @@
+import { readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import t from 'tap';
 import { EXAMPLE_SCORE_REQUEST } from '../src/contracts/examples.js';
 import { tempStateDir } from './support/app.js';
 import { startService } from './support/service.js';
+import { tempDir } from './support/temp.js';
 
 // The real entry point in a child process: JSON logs, one summary line per scoring request, readiness,
 // and a SIGTERM that lets an in-flight request finish.
@@ -82,4 +84,34 @@ t.test('service process: the verifier loads once at start-up; without it the res
     body: JSON.stringify(EXAMPLE_SCORE_REQUEST),
   });
   t.equal(scored.status, 200);
+});
+
+t.test('service process: onnxruntime leaves no files in the home or temp directory (its telemetry is off) unless ORT_DISABLE_TELEMETRY=0', async (t) => {
+  const cases: [Record<string, string>, boolean][] = [
+    [{}, false],
+    [{ WORKERS: '0' }, false],
+    [{ ORT_DISABLE_TELEMETRY: '0' }, true],
+  ];
+  for (const [env, telemetry] of cases) {
+    const home = tempDir('tutor-home-');
+    const tmp = tempDir('tutor-tmp-');
+    const svc = await startService({ STATE_DIR: tempStateDir(), HOME: home, TMPDIR: tmp, ...env });
+    t.teardown(() => svc.child.kill('SIGKILL'));
+    // The encoder and the verifier have run: their sessions were made.
+    const verify = await fetch(`${svc.base}/verify-turn`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ task: { description: 'Add 2 and 3.' }, context: [], candidates: ['What is 2 + 3?', 'It is 5.'] }),
+    });
+    t.equal(verify.status, 200);
+    svc.child.kill('SIGTERM');
+    await svc.exited;
+    const left = [home, tmp].flatMap((dir) => readdirSync(dir, { recursive: true }).map(String));
+    if (telemetry)
+      t.ok(
+        left.some((f) => f.endsWith('deviceid')) && left.some((f) => f.startsWith('mat-debug-')),
+        `${JSON.stringify(env)}: the runtime's files, ${left.join(', ')}`,
+      );
+    else t.same(left, [], `${JSON.stringify(env)}: nothing`);
+  }
 });

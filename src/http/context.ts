@@ -44,6 +44,9 @@ export const runDeps = (ctx: ScoringContext): RunDeps => ({ ledger: ctx.ledger, 
 export async function scoringContext(config: Config, onWorkerError: (e: Error) => void = () => undefined): Promise<ScoringContext> {
   const store = await openRunStore(config.STATE_URL, config.STATE_DIR);
   const defaults = serviceDefaults(config);
+  // The runtime reads its switch from the process's environment when its first session starts; a worker's
+  // process.env is a copy of its own, so the main thread sets it, before any worker.
+  process.env.ORT_DISABLE_TELEMETRY = config.ORT_DISABLE_TELEMETRY;
   const pool = await createPool({
     workers: config.WORKERS,
     maxQueue: config.MAX_QUEUE,

@@ -35,7 +35,18 @@ export function depthIssue(body: unknown, maxDepth: number): { message: string; 
 }
 
 /** JSON as Fastify's own parser reads a body (app.ts): "__proto__" and "constructor.prototype" keys dropped. Throws on text that is not JSON. */
-export const parseSecurely = (text: string): unknown => parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+export const parseSecurely = (text: string): unknown =>
+  mayNamePrototype(text) ? parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }) : JSON.parse(text);
+
+/**
+ * Whether secure-json-parse has anything to do with `text`. It tests every text with two regular
+ * expressions for a "__proto__" or "constructor" key, each letter plain or as a \u005x–\u007x escape.
+ * A 64×8 batch is full of quotes (completions are JSON inside JSON): read group by group, its tests took
+ * ~4.5 ms on top of JSON.parse's 4.3, these ~2.3. Text with neither key spelled out, no such escape and
+ * no byte-order mark (which it strips) is text it would hand to JSON.parse as it is.
+ */
+const mayNamePrototype = (text: string): boolean =>
+  text.charCodeAt(0) === 0xfeff || text.includes('_proto') || text.includes('"constructor"') || /\\u00[5-7]/.test(text);
 
 export function readJsonBody<S extends z.ZodType>(text: string, schema: S, maxDepth: number): ReadBody<z.output<S>> {
   let body: unknown;

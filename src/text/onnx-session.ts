@@ -1,5 +1,10 @@
 import * as ort from 'onnxruntime-node';
 
+// Outside the service (scripts, training, tests using an encoder directly) onnxruntime's telemetry is off
+// as well, unless ORT_DISABLE_TELEMETRY says otherwise (docs/configuration.md). Read by the runtime when
+// its first session starts, which is after this module has run.
+process.env.ORT_DISABLE_TELEMETRY ??= '1';
+
 /**
  * Options of every ONNX session the service creates. `threads` bounds the intra-op threads (0: the
  * runtime's default, every core): a pool worker gets one, since the pool itself keeps every core busy.
