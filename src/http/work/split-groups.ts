@@ -3,12 +3,13 @@ import type { ScorePlanRequest } from '../../contracts/score-plan.js';
 // Below this many plans a request is judged by one worker: splitting it would cost more in messages than
 // the second core saves.
 const MIN_PLANS_PER_TASK = 64;
-// A request split across the workers goes in parts of at most this much completion text, a few in flight
-// per worker: each part's message then stays under glibc's 128 KiB mmap threshold (docs/concurrency.md,
-// Memory), so it is not mapped and faulted in afresh, and the workers start while later parts are still
-// being sent. 64×8 p50 over HTTP, three interleaved pairs: 182, 201, 184 ms in two parts; 150, 176, 159
-// in 27 parts.
-const PART_MAX_CHARS = 96 * 1024;
+// A request split across the workers goes in parts of at most this much completion text, two in flight
+// per worker, so that the workers start while later parts are still being sent. Each part costs the main
+// thread a message each way, so fewer and larger parts won over parts kept under glibc's 128 KiB mmap
+// threshold (docs/concurrency.md, Memory). 64×8 p50 over HTTP, services interleaved, 60 requests each:
+// 96 KiB 79.2, 87.0, 92.1 ms against 77.8, 78.4, 83.5 at 288 KiB (9 parts); 192 and 600 KiB within a
+// few ms of 288; one part per worker 69.9–84.1 against 58.3–77.3.
+export const PART_MAX_CHARS = 288 * 1024;
 
 /** Completion text of some groups, or Infinity when a completion is an object (its size is unknown). */
 export function completionChars(groups: ScorePlanRequest['groups']): number {

@@ -1,18 +1,18 @@
 import t from 'tap';
 import { benchBatch } from '../../../bench/realistic-plans.js';
 import type { ScorePlanRequest } from '../../../src/contracts/score-plan.js';
-import { splitGroups } from '../../../src/http/work/split-groups.js';
+import { PART_MAX_CHARS, splitGroups } from '../../../src/http/work/split-groups.js';
 
 const chars = (groups: ScorePlanRequest['groups']) => groups.reduce((n, g) => n + g.completions.reduce<number>((m, c) => m + (c as string).length, 0), 0);
 const plans = (groups: ScorePlanRequest['groups']) => groups.reduce((n, g) => n + g.completions.length, 0);
 
-t.test('a large request goes in parts under 96 KiB of completion text, every group once and in order', async (t) => {
+t.test('a large request goes in parts of at most PART_MAX_CHARS of completion text, every group once and in order', async (t) => {
   const { groups } = benchBatch(64, 8);
   t.ok(chars(groups) > 2_000_000, 'the 64×8 batch carries megabytes of completions');
   const parts = splitGroups(groups, 2);
   t.same(parts.flat(), groups, 'the parts put together are the request');
   t.ok(parts.length > 2, `more parts than workers (${parts.length})`);
-  for (const [i, part] of parts.entries()) t.ok(chars(part) <= 96 * 1024, `part ${i}: ${chars(part)} characters`);
+  for (const [i, part] of parts.entries()) t.ok(chars(part) <= PART_MAX_CHARS, `part ${i}: ${chars(part)} characters`);
 });
 
 t.test('a request too small to split stays whole; one of two workers-worth is split in two', async (t) => {
@@ -33,8 +33,8 @@ t.test('a request too small to split stays whole; one of two workers-worth is sp
 t.test('a group is never cut, even one over the text bound', async (t) => {
   const huge = benchBatch(2, 8).groups.map((g) => ({
     ...g,
-    completions: Array.from({ length: 72 }, (_, k) => g.completions[k % g.completions.length]!),
+    completions: Array.from({ length: 160 }, (_, k) => g.completions[k % g.completions.length]!),
   }));
-  t.ok(chars(huge.slice(0, 1)) > 96 * 1024, 'each group alone is over the bound');
+  t.ok(chars(huge.slice(0, 1)) > PART_MAX_CHARS, 'each group alone is over the bound');
   t.same(splitGroups(huge, 2), [[huge[0]], [huge[1]]]);
 });
