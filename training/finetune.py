@@ -149,14 +149,23 @@ class Verifier(nn.Module):
         return self.head(head_x(r, c, t, (extra - self.extra_mean) / self.extra_sd))
 
 
+def frozen_responses(items):
+    """The candidates' embeddings [n, 512] from the unchanged encoder, for (example, candidate) pairs."""
+    return V[[examples[i]["candidates"][j]["response"] for i, j in items]]
+
+
+def context_inputs(items):
+    """The contexts' and tasks' embeddings [n, 512] and the raw hand features [n, K] of (example, candidate) pairs."""
+    c, t = V[[examples[i]["context"] for i, _ in items]], V[[examples[i]["task"] for i, _ in items]]
+    return c, t, torch.stack([EXTRA[it] for it in items])
+
+
 def forward(model, items, frozen=False):
     """items: (example, candidate) pairs → [n, 1 + D] logits, encoding in length buckets of 64; frozen:
     the candidates' embeddings from the unchanged encoder (what the tuned one starts from)."""
-    c = V[[examples[i]["context"] for i, _ in items]]
-    t = V[[examples[i]["task"] for i, _ in items]]
-    extra = torch.stack([EXTRA[it] for it in items])
+    c, t, extra = context_inputs(items)
     if frozen:
-        return model.score(V[[examples[i]["candidates"][j]["response"] for i, j in items]], c, t, extra)
+        return model.score(frozen_responses(items), c, t, extra)
     order = sorted(range(len(items)), key=lambda k: STATES[examples[items[k][0]]["candidates"][items[k][1]]["response"]].shape[0])
     r = [None] * len(items)
     for s in range(0, len(order), 64):
@@ -284,9 +293,7 @@ def without_linked(pool, held_mr, held_md):
 
 def head_inputs(items):
     """The head's inputs [r, r⊙c, r⊙t, r·c, r·t, raw hand features] from the unchanged encoder, numpy."""
-    r = V[[examples[i]["candidates"][j]["response"] for i, j in items]]
-    c, t = V[[examples[i]["context"] for i, _ in items]], V[[examples[i]["task"] for i, _ in items]]
-    return head_x(r, c, t, torch.stack([EXTRA[it] for it in items])).numpy()
+    return head_x(frozen_responses(items), *context_inputs(items)).numpy()
 
 
 # The dimension layers that ship (dimensions.py), evaluated nested on the outer folds of the MRBench
@@ -471,12 +478,10 @@ def served(items):
     with torch.no_grad():
         if tuned_wins:
             return forward(final, items).numpy()
+        embedded = frozen_responses(items), *context_inputs(items)
         out = np.zeros((len(items), 1 + D), np.float32)
-        out[:, 1:] = head_inputs(items) @ DIM_W + DIM_B
-        z = head_logit(*(V[[examples[i]["candidates"][j]["response"] for i, j in items]],
-                         V[[examples[i]["context"] for i, _ in items]], V[[examples[i]["task"] for i, _ in items]],
-                         torch.stack([EXTRA[it] for it in items]))).numpy()[:, 0]
-        out[:, 0] = composite(z, out[:, 1:], W_SERVED)
+        out[:, 1:] = head_x(*embedded).numpy() @ DIM_W + DIM_B
+        out[:, 0] = composite(head_logit(*embedded).numpy()[:, 0], out[:, 1:], W_SERVED)
         return out
 
 
@@ -489,8 +494,7 @@ if tuned_wins:
     axes = {"response_ids": {0: "n", 1: "length"}, "response_mask": {0: "n", 1: "length"}}
     name, version, response_input = "traver-use-lite-tuned", VERSION, "tokens"
 else:
-    response = V[[examples[i]["candidates"][j]["response"] for i, j in sample]]
-    module, inputs, dummy = HeadExport(), ["response"], (response, V[:1], V[1:2], extra)
+    module, inputs, dummy = HeadExport(), ["response"], (frozen_responses(sample), V[:1], V[1:2], extra)
     axes = {"response": {0: "n"}}
     name, version, response_input = "traver-use-lite-head", "2.0.0" if W_SERVED else "1.2.0", "embedding"
 torch.onnx.export(module, dummy, str(SHIP / "model.onnx"), opset_version=17,
