@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { EXAMPLE_SCORE_REQUEST } from '../src/contracts/examples.js';
 import { tempStateDir } from './support/app.js';
@@ -87,14 +88,18 @@ t.test('service process: the verifier loads once at start-up; without it the res
 });
 
 t.test('service process: onnxruntime leaves no files in the home or temp directory (its telemetry is off) unless ORT_DISABLE_TELEMETRY=0', async (t) => {
+  // The runtime writes its files from a thread of its own, later under load: the case that shows them runs
+  // first and times them, and the cases that must show none wait at least as long before they look.
+  let waitMs = 1000;
   const cases: [Record<string, string>, boolean][] = [
+    [{ ORT_DISABLE_TELEMETRY: '0' }, true],
     [{}, false],
     [{ WORKERS: '0' }, false],
-    [{ ORT_DISABLE_TELEMETRY: '0' }, true],
   ];
   for (const [env, telemetry] of cases) {
     const home = tempDir('tutor-home-');
     const tmp = tempDir('tutor-tmp-');
+    const left = () => [home, tmp].flatMap((dir) => readdirSync(dir, { recursive: true }).map(String));
     const svc = await startService({ STATE_DIR: tempStateDir(), HOME: home, TMPDIR: tmp, ...env });
     t.teardown(() => svc.child.kill('SIGKILL'));
     // The encoder and the verifier have run: their sessions were made.
@@ -104,14 +109,15 @@ t.test('service process: onnxruntime leaves no files in the home or temp directo
       body: JSON.stringify({ task: { description: 'Add 2 and 3.' }, context: [], candidates: ['What is 2 + 3?', 'It is 5.'] }),
     });
     t.equal(verify.status, 200);
+    const shown = (files: string[]) => files.some((f) => f.endsWith('deviceid')) && files.some((f) => f.startsWith('mat-debug-'));
+    const since = Date.now();
+    if (telemetry) {
+      while (!shown(left()) && Date.now() - since < 30_000) await sleep(100);
+      waitMs = Math.max(waitMs, 2 * (Date.now() - since));
+      t.ok(shown(left()), `${JSON.stringify(env)}: the runtime's files, ${left().join(', ')}`);
+    } else await sleep(waitMs);
     svc.child.kill('SIGTERM');
     await svc.exited;
-    const left = [home, tmp].flatMap((dir) => readdirSync(dir, { recursive: true }).map(String));
-    if (telemetry)
-      t.ok(
-        left.some((f) => f.endsWith('deviceid')) && left.some((f) => f.startsWith('mat-debug-')),
-        `${JSON.stringify(env)}: the runtime's files, ${left.join(', ')}`,
-      );
-    else t.same(left, [], `${JSON.stringify(env)}: nothing`);
+    if (!telemetry) t.same(left(), [], `${JSON.stringify(env)}: nothing after ${waitMs} ms and the exit`);
   }
 });
