@@ -6,6 +6,29 @@ export function fingerprint(body: unknown): string {
   return createHash('sha256').update(JSON.stringify(body)).digest('base64url');
 }
 
+/**
+ * fingerprint(body) from the UTF-8 JSON of its groups in parts, each part the groups' JSON texts joined by
+ * commas, without the array's brackets, as the threads that judged them wrote it: the main thread hashes
+ * 2.4 MB of bytes (~1.3 ms) instead of writing and hashing the text (~6 ms). `body.groups` is not read.
+ */
+export function fingerprintOfParts(body: Record<string, unknown> & { groups: unknown }, parts: readonly Uint8Array[]): string {
+  // JSON.stringify writes the keys in order and skips those it cannot write, as it does in the body.
+  const keys = Object.keys(body);
+  const at = keys.indexOf('groups');
+  const text = (ks: string[]) => JSON.stringify(Object.fromEntries(ks.map((k) => [k, body[k]]))).slice(1, -1);
+  const before = text(keys.slice(0, at));
+  const after = text(keys.slice(at + 1));
+  const hash = createHash('sha256').update(`{${before}${before ? ',' : ''}"groups":[`);
+  let first = true;
+  for (const part of parts) {
+    if (part.length === 0) continue;
+    if (!first) hash.update(',');
+    hash.update(part);
+    first = false;
+  }
+  return hash.update(`]${after ? ',' : ''}${after}}`).digest('base64url');
+}
+
 /** Where a key's receipt is kept in its run: per step (or "auto" for step-less requests) and key. */
 export function receiptKey(step: number | undefined, idempotencyKey: string): string {
   // The step part has no space, so the first space ends it.

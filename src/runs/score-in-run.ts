@@ -38,10 +38,14 @@ export type RunScoring =
 /** What the bookkeeping reads of a /score-plan request; its plans stay with the scorer. */
 export type RunRequest = Pick<ScorePlanRequest, 'run_id' | 'step' | 'options'>;
 
-/** A request's Idempotency-Key, with the fingerprint of the request (idempotency.ts) that tells a retry from a reuse. */
-export interface Idempotency {
+/**
+ * A request's Idempotency-Key, with the fingerprint of the request (idempotency.ts) that tells a retry from
+ * a reuse. The fingerprint is taken once the plans are judged, from what judging gave (the threads that
+ * judge the groups may write their JSON too), and only in a run: a request without one records nothing.
+ */
+export interface Idempotency<J> {
   key: string;
-  fingerprint: string;
+  fingerprint: (judged: J) => string;
 }
 
 export interface RunDeps {
@@ -91,14 +95,16 @@ async function countJudged<J>(
   onArrival: Promise<ScoringDefaults>,
   judged: (defaults: ScoringDefaults) => Promise<J>,
   tally: (j: J) => Tally,
-  receipt: { key: string; fingerprint: string } | undefined,
+  receipt: Idempotency<J> | undefined,
   signal: AbortSignal,
 ): Promise<{ judgement: J; counted: Exclude<Counted, { kind: 'stale' }> }> {
   let defaults = await onArrival;
+  let fingerprint: string | undefined;
   for (;;) {
     const judgement = await judged(defaults);
     if (signal.aborted) throw signal.reason as Error;
-    const counted = await deps.ledger.count(runId, step, tally(judgement), defaults.lambda_hard, receipt);
+    fingerprint ??= receipt?.fingerprint(judgement);
+    const counted = await deps.ledger.count(runId, step, tally(judgement), defaults.lambda_hard, receipt && { key: receipt.key, fingerprint: fingerprint! });
     if (counted.kind !== 'stale') return { judgement, counted };
     defaults = counted.defaults;
   }
@@ -127,7 +133,7 @@ const runDefaults = async (deps: RunDeps, runId: string): Promise<ScoringDefault
  */
 export async function scoreInRun<J>(
   req: RunRequest,
-  idempotency: Idempotency | undefined,
+  idempotency: Idempotency<J> | undefined,
   deps: RunDeps,
   scorer: PlanScorer<J>,
   signal: AbortSignal,
@@ -142,7 +148,7 @@ export async function scoreInRun<J>(
     return { kind: 'scored', body: await c.write(null), summary: c.summary };
   }
 
-  const receipt = idempotency && { key: receiptKey(req.step, idempotency.key), fingerprint: idempotency.fingerprint };
+  const receipt = idempotency && { ...idempotency, key: receiptKey(req.step, idempotency.key) };
   const byDefaults = (d: ScoringDefaults) => judged(resolveOptions(req.options, d));
   // Judging starts now; its outcome is awaited in the turn, or dropped if the request ends first.
   const onArrival = runDefaults(deps, runId);

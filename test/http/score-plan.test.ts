@@ -1,12 +1,16 @@
+import { rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { benchBatch } from '../../bench/realistic-plans.js';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY, EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
-import type { ScorePlanResponse } from '../../src/contracts/score-plan.js';
-import { testApp } from '../support/app.js';
+import { ScorePlanRequestSchema, type ScorePlanResponse } from '../../src/contracts/score-plan.js';
+import { fingerprint } from '../../src/runs/idempotency.js';
+import { tempStateDir, testApp } from '../support/app.js';
 
 const LIMITS = { MAX_PLANS_PER_REQUEST: 20, MAX_COMPLETION_BYTES: 20_000, MAX_STEPS_PER_PLAN: 12, BODY_LIMIT_BYTES: 200_000, MAX_JSON_DEPTH: 20 };
 const app = await testApp(LIMITS);
@@ -189,6 +193,46 @@ t.test('a run request past a tiny deadline is a 504, and its abandoned judging r
     await new Promise((r) => setTimeout(r, 300));
     t.equal((await server.inject({ method: 'GET', url: '/runs/deadline-run' })).statusCode, 404, `on ${where}: nothing of it was recorded`);
   }
+});
+
+t.test('a receipt keeps fingerprint(body) when the workers write the groups JSON it is hashed from; retries replay across thread counts', async (t) => {
+  // 64×8 is judged in parts, on the workers or (WORKERS=0) in process, and each part's groups come back
+  // as JSON for the fingerprint. What is stored must be the body's fingerprint as ever: receipts written
+  // before (or by a request read on a worker, which hashes the body) are compared with it.
+  const state = tempStateDir();
+  t.teardown(() => rmSync(state, { recursive: true, force: true }));
+  const settings = { STATE_DIR: state, MAX_PLANS_PER_REQUEST: 1024 };
+  const batch = (seed: number, step: number) => JSON.stringify({ ...benchBatch(64, 8, seed), run_id: 'fp', step });
+  const send = (to: FastifyInstance, payload: string, key: string) =>
+    to.inject({ method: 'POST', url: '/score-plan', payload, headers: { 'content-type': 'application/json', 'idempotency-key': key } });
+  const pooled = await testApp({ ...settings, WORKERS: 2 });
+  const first = await send(pooled, batch(1, 0), 'a');
+  t.equal(first.statusCode, 200);
+  t.equal((await send(pooled, batch(1, 0), 'a')).headers['idempotent-replayed'], 'true', 'a retry on the workers');
+  t.equal((await send(pooled, batch(2, 0), 'a')).statusCode, 409, 'another body under the key, on the workers');
+  const second = await send(pooled, batch(3, 0), 'b');
+  await pooled.close();
+
+  const inline = await testApp({ ...settings, WORKERS: 0 });
+  t.teardown(() => inline.close());
+  const retried = await send(inline, batch(1, 0), 'a');
+  t.equal(retried.headers['idempotent-replayed'], 'true', 'judged on the workers, retried on the main thread');
+  t.ok(retried.rawPayload.equals(first.rawPayload), 'the same bytes');
+  t.equal((await send(inline, batch(3, 0), 'b')).headers['idempotent-replayed'], 'true');
+  t.equal((await send(inline, batch(2, 0), 'b')).statusCode, 409, 'another body under the key, on the main thread');
+  t.equal(second.statusCode, 200);
+  const counted = await inline.inject({ method: 'POST', url: '/score-plan', payload: { ...EXAMPLE_SCORE_REQUEST, run_id: 'fp', step: 1 } });
+  t.match(counted.json(), { run: { finalized: [{ step: 0, plans: 1024, requests: 2 }] } }, 'each counted once');
+  t.equal((await send(inline, batch(4, 1), 'c')).statusCode, 200, 'one more, judged in process');
+
+  const db = new Database(join(state, 'runs.sqlite'), { readonly: true });
+  t.teardown(() => db.close());
+  const stored = db.prepare<[], { fingerprint: string }>("SELECT fingerprint FROM receipts WHERE run_id = 'fp' ORDER BY id").all();
+  const expected = [batch(1, 0), batch(3, 0), batch(4, 1)].map((b) => fingerprint(ScorePlanRequestSchema.parse(JSON.parse(b))));
+  t.same(
+    stored.map((r) => r.fingerprint),
+    expected,
+  );
 });
 
 t.test('a body of 4 MiB or more, read on a worker: the same 400s, limits, replays and conflicts', async (t) => {

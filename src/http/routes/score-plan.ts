@@ -10,10 +10,11 @@ import {
   type ScorePlanRequest,
   type ScorePlanResponse,
 } from '../../contracts/score-plan.js';
-import { fingerprint, IdempotencyConflict } from '../../runs/idempotency.js';
+import { fingerprint, fingerprintOfParts, IdempotencyConflict } from '../../runs/idempotency.js';
 import { scoreInRun, type RunScoring } from '../../runs/score-in-run.js';
 import { runDeps, type ScoringContext } from '../context.js';
 import { requestSignal } from '../work/deadline.js';
+import type { Judgement } from '../work/plan-json.js';
 import { pooledScorer } from '../work/plan-scorer.js';
 import { InvalidRequest } from '../errors.js';
 import { LARGE_JSON_CHARS } from '../json-body.js';
@@ -73,8 +74,9 @@ export const scorePlanRoute =
             ]);
           }
           const signal = requestSignal(req, reply, ctx.deadlineMs, head.options?.deadline_ms);
-          const idempotency = key === undefined ? undefined : { key, fingerprint: fingerprintOf() };
-          out = await scoreInRun(head, idempotency, runDeps(ctx), pooledScorer(head, groups, ctx.planLimits, ctx.pool, signal), signal, arrival);
+          const idempotency = key === undefined ? undefined : { key, fingerprint: fingerprintOf };
+          const scorer = pooledScorer(head, groups, ctx.planLimits, ctx.pool, signal, key !== undefined && head.run_id !== null);
+          out = await scoreInRun(head, idempotency, runDeps(ctx), scorer, signal, arrival);
         } finally {
           arrival?.leave();
         }
@@ -92,7 +94,8 @@ export const scorePlanRoute =
 
     function parsed(body: ScorePlanRequest) {
       const { groups, ...head } = body;
-      return { head, groups: { groups, plans: groups.reduce((n, g) => n + g.completions.length, 0) }, fingerprintOf: () => fingerprint(body) };
+      const fingerprintOf = (judged: Judgement) => (judged.json ? fingerprintOfParts(body, judged.json) : fingerprint(body));
+      return { head, groups: { groups, plans: groups.reduce((n, g) => n + g.completions.length, 0) }, fingerprintOf };
     }
 
     async function readOnWorker(body: JsonBytes, withKey: boolean, signal: AbortSignal) {

@@ -15,6 +15,8 @@ interface JudgedPlan extends Judged {
 export interface Judgement {
   groups: EvaluatedGroup<JudgedPlan>[];
   palette: ReturnType<typeof paletteInfo>;
+  /** The groups' JSON by part (evaluateGroupsTask's `json`), when it was asked for. */
+  json?: Uint8Array[];
 }
 
 type Part = Exclude<Awaited<ReturnType<typeof evaluateGroupsTask>>, TaskFailure>;
@@ -25,6 +27,7 @@ export function judgementOf(parts: readonly Part[]): Judgement {
   return {
     groups: parts.flatMap((p) => p.groups.map((g) => ({ ...g, plans: g.plans.map((e) => ({ gate: e.gate, raw: e.raw, detail: view(p.details, e.detail) })) }))),
     palette: parts[0]!.palette,
+    ...(parts[0]!.json && { json: parts.map((p) => p.details.subarray(...p.json!)) }),
   };
 }
 

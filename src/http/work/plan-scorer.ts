@@ -27,7 +27,8 @@ export type ScorableGroups = ({ groups: ScorePlanRequest['groups'] } | { json: U
 
 /**
  * /score-plan's plans judged on the pool, a large request's groups split across the workers (groups are
- * independent, so the split changes no result), and composed on the main thread.
+ * independent, so the split changes no result), and composed on the main thread. With `json`, the
+ * judgement carries the parsed groups' JSON (for the request's fingerprint).
  */
 export function pooledScorer(
   req: RunRequest & Pick<ScorePlanRequest, 'palette'>,
@@ -35,12 +36,14 @@ export function pooledScorer(
   limits: PlanLimits,
   pool: WorkPool,
   signal: AbortSignal,
+  json = false,
 ): PlanScorer<Judgement> {
   const large = source.plans >= YIELD_FROM_PLANS;
   const workers = Math.max(1, pool.workers);
   return {
     async judge(gate) {
-      const task = { palette: req.palette, limits, gate };
+      // Parsed groups may come back as JSON too (Judgement.json); a part read on a worker is JSON already.
+      const task = { palette: req.palette, limits, gate, json: json && 'groups' in source };
       if ('groups' in source && completionChars(source.groups) <= INLINE_MAX_CHARS) {
         return judgementOf([unwrap(await evaluateGroupsTask({ ...task, groups: source.groups }, () => signal.aborted))]);
       }

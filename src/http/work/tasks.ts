@@ -150,6 +150,8 @@ export interface ScoreGroupsInput {
   palette: ScorePlanRequest['palette'];
   limits: PlanLimits;
   gate: GateOptions;
+  /** Write the groups' JSON too (fingerprintOfParts), after the details. */
+  json?: boolean;
 }
 
 /**
@@ -163,8 +165,10 @@ export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
     const given = input.groups instanceof Uint8Array ? (JSON.parse(utf8(input.groups)) as ScorePlanRequest['groups']) : input.groups;
     const judged = evaluateGroups(given, palette, input.limits, input.gate);
     const texts = judged.flatMap((g) => g.plans.map((e) => JSON.stringify(planDetail(e))));
+    // The groups' JSON texts joined by commas (the array's, without its brackets), after the details.
+    const json = input.json ? JSON.stringify(given).slice(1, -1) : '';
     // Each text is encoded straight into the buffer that is moved: no copy per plan, no second join.
-    const details = movableBytes(texts.reduce((n, t) => n + Buffer.byteLength(t), 0));
+    const details = movableBytes(texts.reduce((n, t) => n + Buffer.byteLength(t), Buffer.byteLength(json)));
     const ranges: Array<[number, number]> = [];
     let at = 0;
     for (const t of texts) {
@@ -173,12 +177,13 @@ export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
       ranges.push([at + 1, end - 1]);
       at = end;
     }
+    const jsonRange: [number, number] = [at, at + utf8Encoder.encodeInto(json, details.subarray(at)).written];
     let k = 0;
     const groups: EvaluatedGroup<WireJudgedPlan>[] = judged.map((g) => ({
       ...g,
       plans: g.plans.map((e) => ({ gate: e.gate, raw: e.raw, detail: ranges[k++]! })),
     }));
-    const out = { groups, palette: paletteInfo(palette), details };
+    const out = { groups, palette: paletteInfo(palette), details, json: input.json ? jsonRange : undefined };
     transfers.set(out, [details.buffer]);
     return out;
   });
