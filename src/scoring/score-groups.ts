@@ -114,50 +114,58 @@ export const planDetail = (e: PlanEvaluation) => ({
 });
 
 /**
- * The group-relative half: z-scores, rewards and advantages with the step's weights (cheap arithmetic).
- * `detail` adds each plan's remaining fields, after the composed ones.
+ * The group-relative half for one group, the `index`-th of its request: z-scores, rewards and advantages
+ * with the step's weights (cheap arithmetic). `detail` adds each plan's remaining fields, after the
+ * composed ones.
  */
+export function composeEvaluatedGroup<E extends Judged, D extends object>(
+  group: EvaluatedGroup<E>,
+  index: number,
+  options: ResolvedOptions,
+  weights: AxisVector,
+  detail: (e: E) => D,
+) {
+  const evals = group.plans;
+  const composed = composeGroup(
+    evals.map((e) => ({ raw: e.raw, hard: e.gate.penalty })),
+    weights,
+    options,
+  );
+  return {
+    index,
+    id: group.id,
+    size: evals.length,
+    gated: evals.filter((e) => e.gate.failed).length,
+    signals: group.signals,
+    axis_mean: composed.axis_mean,
+    axis_std: composed.axis_std,
+    reward_mean: composed.reward_mean,
+    reward_std: composed.reward_std,
+    plans: evals.map((e, i) => ({
+      index: i,
+      reward: composed.members[i]!.reward,
+      advantage: composed.members[i]!.advantage,
+      score: absoluteScore(e.raw, e.gate.failed, weights),
+      gate: e.gate,
+      raw: e.raw,
+      z: composed.members[i]!.z,
+      ...detail(e),
+    })),
+  };
+}
+
+/** Every group of a request composed, and what its plans come to. */
 export function composeGroups<E extends Judged, D extends object>(
   evaluated: readonly EvaluatedGroup<E>[],
   options: ResolvedOptions,
   weights: AxisVector,
   detail: (e: E) => D,
 ) {
-  const groups = evaluated.map((group, gi) => {
-    const evals = group.plans;
-    const composed = composeGroup(
-      evals.map((e) => ({ raw: e.raw, hard: e.gate.penalty })),
-      weights,
-      options,
-    );
-    const groupGated = evals.filter((e) => e.gate.failed).length;
-    return {
-      index: gi,
-      id: group.id,
-      size: evals.length,
-      gated: groupGated,
-      signals: group.signals,
-      axis_mean: composed.axis_mean,
-      axis_std: composed.axis_std,
-      reward_mean: composed.reward_mean,
-      reward_std: composed.reward_std,
-      plans: evals.map((e, i) => ({
-        index: i,
-        reward: composed.members[i]!.reward,
-        advantage: composed.members[i]!.advantage,
-        score: absoluteScore(e.raw, e.gate.failed, weights),
-        gate: e.gate,
-        raw: e.raw,
-        z: composed.members[i]!.z,
-        ...detail(e),
-      })),
-    };
-  });
   return {
-    groups,
+    groups: evaluated.map((group, gi) => composeEvaluatedGroup(group, gi, options, weights, detail)),
     summary: summaryOf(
       evaluated.flatMap((g) => g.plans),
-      groups.length,
+      evaluated.length,
     ),
   };
 }

@@ -1,19 +1,19 @@
 import type { ResolvedOptions } from '../../contracts/options.js';
 import type { RunStepInfoSchema } from '../../contracts/runs.js';
 import type { AxisVector } from '../../grpo/compose.js';
-import { composeGroups, type EvaluatedGroup, type Judged, type paletteInfo } from '../../scoring/score-groups.js';
+import { composeEvaluatedGroup, summaryOf, type EvaluatedGroup, type paletteInfo } from '../../scoring/score-groups.js';
 import { VERSIONS } from '../../scoring/versions.js';
 import type { evaluateGroupsTask, TaskFailure, WireJudgedPlan } from './tasks.js';
 import type { z } from 'zod';
 
-/** A judged plan with the UTF-8 JSON of its detail (the tail of its response object). */
-interface JudgedPlan extends Judged {
-  detail: Uint8Array;
+/** A group as a worker judged it, with the buffer its plans' detail ranges point into. */
+interface JudgedGroup extends EvaluatedGroup<WireJudgedPlan> {
+  details: Uint8Array;
 }
 
 /** A request's plans as the workers judged them: the weight-independent half of scoring. */
 export interface Judgement {
-  groups: EvaluatedGroup<JudgedPlan>[];
+  groups: JudgedGroup[];
   palette: ReturnType<typeof paletteInfo>;
   /** The groups' JSON by part (evaluateGroupsTask's `json`), when it was asked for. */
   json?: Uint8Array[];
@@ -21,11 +21,10 @@ export interface Judgement {
 
 type Part = Exclude<Awaited<ReturnType<typeof evaluateGroupsTask>>, TaskFailure>;
 
-/** The judged parts of a request, in order, as one judgement: each plan's detail a view into its part's buffer. */
+/** The judged parts of a request, in order, as one judgement; its plans stay as the workers sent them. */
 export function judgementOf(parts: readonly Part[]): Judgement {
-  const view = (details: Uint8Array, [start, end]: WireJudgedPlan['detail']) => details.subarray(start, end);
   return {
-    groups: parts.flatMap((p) => p.groups.map((g) => ({ ...g, plans: g.plans.map((e) => ({ gate: e.gate, raw: e.raw, detail: view(p.details, e.detail) })) }))),
+    groups: parts.flatMap((p) => p.groups.map((g) => ({ ...g, details: p.details }))),
     palette: parts[0]!.palette,
     ...(parts[0]!.json && { json: parts.map((p) => p.details.subarray(...p.json!)) }),
   };
@@ -34,13 +33,22 @@ export function judgementOf(parts: readonly Part[]): Judgement {
 export type Composed = ReturnType<typeof compose>;
 
 /**
- * The group-relative half, on the main thread with the step's weights. Each plan's detail stays the JSON
- * its worker wrote; the plan carries its index in `tails` until the response is written.
+ * The group-relative half, on the main thread with the step's weights: what the plans come to now, and
+ * each group composed only as its JSON is written (responseJson), so 4,096 plans are not composed in one
+ * turn and their composed objects die young instead of outliving the collector's scavenges.
  */
 export function compose(j: Judgement, options: ResolvedOptions, weights: AxisVector, full = true) {
-  const tails: Uint8Array[] = [];
-  const { groups, summary } = composeGroups(j.groups, options, weights, (e) => (full ? { detail: tails.push(e.detail) - 1 } : {}));
-  return { groups, summary, tails, palette: j.palette };
+  return {
+    summary: summaryOf(
+      j.groups.flatMap((g) => g.plans),
+      j.groups.length,
+    ),
+    groups: j.groups,
+    palette: j.palette,
+    options,
+    weights,
+    full,
+  };
 }
 
 // A response is written in pieces of about this many bytes (a piece is one turn's write: at 256 KiB,
@@ -56,13 +64,8 @@ const DETAIL_MARK = /,"detail":(\d+)\}/g;
  * stretches of writing. Only this code writes `"detail":` followed by a bare number: a client's strings
  * reach the text with their quotes escaped, so the pattern cannot come from them.
  */
-export async function responseJson(
-  c: Composed,
-  options: ResolvedOptions,
-  weights: AxisVector,
-  run: z.infer<typeof RunStepInfoSchema> | null,
-  pause?: () => Promise<unknown>,
-): Promise<Buffer[]> {
+export async function responseJson(c: Composed, run: z.infer<typeof RunStepInfoSchema> | null, pause?: () => Promise<unknown>): Promise<Buffer[]> {
+  const { options, weights } = c;
   // "groups" is the first key: the text after its value is the rest of the object.
   const rest = JSON.stringify({ groups: 0, weights, options, palette: c.palette, versions: VERSIONS, run }).slice('{"groups":0'.length);
   const pieces: Buffer[] = [];
@@ -74,12 +77,16 @@ export async function responseJson(
     size += bytes.length;
     written += bytes.length;
   };
-  for (const [i, g] of c.groups.entries()) {
+  for (const [i, judged] of c.groups.entries()) {
+    // Each plan's detail stays the JSON its worker wrote; the plan carries its index in `tails` until written.
+    const tails: Uint8Array[] = [];
+    const detail = (e: WireJudgedPlan) => ({ detail: tails.push(judged.details.subarray(...e.detail)) - 1 });
+    const g = composeEvaluatedGroup(judged, i, options, weights, c.full ? detail : () => ({}));
     const json = (i === 0 ? '' : ',') + JSON.stringify(g);
     let from = 0;
     for (const m of json.matchAll(DETAIL_MARK)) {
       add(Buffer.from(`${json.slice(from, m.index)},`));
-      add(c.tails[Number(m[1])]!);
+      add(tails[Number(m[1])]!);
       from = m.index + m[0].length - 1;
     }
     add(Buffer.from(json.slice(from)));

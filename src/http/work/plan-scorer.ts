@@ -76,7 +76,7 @@ export function pooledScorer(
         summary: c.summary,
         write: async (run) => {
           if (large) await nextTurn();
-          return responseJson(c, options, weights, run, large ? nextTurn : undefined);
+          return responseJson(c, run, large ? nextTurn : undefined);
         },
       };
     },
