@@ -71,6 +71,14 @@ export interface EvaluatedGroup<E extends Judged = PlanEvaluation> {
   diversity: number | null;
 }
 
+/** What a request's judged groups come to (summaryOf their plans). */
+export function summaryOfGroups(groups: readonly EvaluatedGroup<Judged>[]): ScoreSummary {
+  return summaryOf(
+    groups.flatMap((g) => g.plans),
+    groups.length,
+  );
+}
+
 export interface Tally {
   raws: AxisVector[];
   gated: number;
@@ -163,10 +171,7 @@ export function composeGroups<E extends Judged, D extends object>(
 ) {
   return {
     groups: evaluated.map((group, gi) => composeEvaluatedGroup(group, gi, options, weights, detail)),
-    summary: summaryOf(
-      evaluated.flatMap((g) => g.plans),
-      evaluated.length,
-    ),
+    summary: summaryOfGroups(evaluated),
   };
 }
 

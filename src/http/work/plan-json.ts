@@ -1,7 +1,7 @@
 import type { ResolvedOptions } from '../../contracts/options.js';
 import type { RunStepInfoSchema } from '../../contracts/runs.js';
 import type { AxisVector } from '../../grpo/compose.js';
-import { composeEvaluatedGroup, summaryOf, type EvaluatedGroup, type paletteInfo } from '../../scoring/score-groups.js';
+import { composeEvaluatedGroup, summaryOfGroups, type EvaluatedGroup, type paletteInfo } from '../../scoring/score-groups.js';
 import { VERSIONS } from '../../scoring/versions.js';
 import type { evaluateGroupsTask, TaskFailure, WireJudgedPlan } from './tasks.js';
 import type { z } from 'zod';
@@ -39,10 +39,7 @@ export type Composed = ReturnType<typeof compose>;
  */
 export function compose(j: Judgement, options: ResolvedOptions, weights: AxisVector, full = true) {
   return {
-    summary: summaryOf(
-      j.groups.flatMap((g) => g.plans),
-      j.groups.length,
-    ),
+    summary: summaryOfGroups(j.groups),
     groups: j.groups,
     palette: j.palette,
     options,
