@@ -113,7 +113,7 @@ export const ConfigSchema = z
       .enum(['0', '1'])
       .default('1')
       .describe(
-        'onnxruntime’s own switch, passed on to it: `1` turns off the usage telemetry that onnxruntime-node 1.30 collects on Linux and macOS (a device id under `~/.cache/Microsoft`, or `$XDG_CACHE_HOME/Microsoft`, an event database and a log file in the temp directory, events uploaded to Microsoft); `0` leaves it on',
+        'onnxruntime’s own switch, passed on to it: `1` turns off the usage telemetry that onnxruntime-node 1.30 collects on Linux and macOS (a device id under `~/.cache/Microsoft`, or `$XDG_CACHE_HOME/Microsoft`, an event database and a log file in the temp directory, events uploaded to Microsoft); `0` leaves it on, except where a CI variable such as `CI` is set, in which the runtime keeps silent anyway',
       ),
     JUDGE_BASE_URL: z
       .url()
