@@ -111,7 +111,7 @@ t.test('service process: onnxruntime leaves no files in the home or temp directo
   // The runtime writes its files from a thread of its own, later under load: the case that shows them runs
   // first and times them, and the cases that must show none wait at least as long before they look. Its
   // cache goes to XDG_CACHE_HOME when that is set (as on CI), so the test points that into the temp home.
-  // The runtime also stays silent of its own accord where a CI variable is set (CI=true on our CI): the
+  // The runtime also stays silent of its own accord where a CI variable is set (one is on our CI): the
   // test blanks those, so that the case with telemetry on can show its files and the others show ours.
   const notCi = Object.fromEntries(ORT_CI_VARIABLES.map((name) => [name, '']));
   let waitMs = 1000;
