@@ -1,8 +1,9 @@
 // `npm run bench:concurrency`: the service as a shared one, started as `npm start` starts it (2 workers on
 // this machine). Reports, each as the median of ROUNDS runs: /health latency while each heavy request runs;
-// throughput with 4 clients over 1 for /score-plan 8×8 and /verify-turn N=20; /score-plan 64×8 p50 for
-// one client (three clients taking turns, below); how long after its deadline a request is answered; and
-// resident memory idle, during a mixed soak at 8 connections (SOAK_SECONDS, default 600) and after it.
+// throughput with 4 clients over 1 for /score-plan 8×8 and /verify-turn N=20, with the cores the service
+// and the clients kept busy; /score-plan 64×8 p50 for one client (three clients taking turns, below); how
+// long after its deadline a request is answered; and resident memory idle, during a mixed soak at 8
+// connections (SOAK_SECONDS, default 600) and after it.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -179,10 +180,22 @@ async function probeDuring(work: () => Promise<unknown>): Promise<number[]> {
   return ms;
 }
 
-/** Requests completed per second by `clients` closed-loop clients over THROUGHPUT_MS, with their p50. */
-async function throughput(path: string, body: () => string, clients: number): Promise<{ rps: number; p50: number }> {
+/** CPU time the service has used, its threads together (utime + stime, in hundredths of a second). */
+const serviceCpuMs = () => {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+
+/**
+ * Requests completed per second by `clients` closed-loop clients over THROUGHPUT_MS, with their p50 and
+ * the cores the service and this process (the clients) kept busy meanwhile.
+ */
+async function throughput(path: string, body: () => string, clients: number) {
   const end = performance.now() + THROUGHPUT_MS;
   const lat: number[] = [];
+  const service = serviceCpuMs();
+  const client = process.cpuUsage();
+  const t = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async () => {
       while (performance.now() < end) {
@@ -193,7 +206,13 @@ async function throughput(path: string, body: () => string, clients: number): Pr
       }
     }),
   );
-  return { rps: lat.length / (THROUGHPUT_MS / 1000), p50: median(lat) };
+  const wall = performance.now() - t;
+  const used = process.cpuUsage(client);
+  return {
+    rps: lat.length / (THROUGHPUT_MS / 1000),
+    p50: median(lat),
+    cores: { service: (serviceCpuMs() - service) / wall, clients: (used.user + used.system) / 1000 / wall },
+  };
 }
 
 const verifyBody = (() => {
@@ -261,16 +280,20 @@ async function figures(): Promise<void> {
     ['verify-turn N=20', '/verify-turn', verifyBody],
   ] as const) {
     const ratios: number[] = [];
-    const one: number[] = [];
-    const four: number[] = [];
+    const runs: Record<'one' | 'four', Awaited<ReturnType<typeof throughput>>[]> = { one: [], four: [] };
     for (let r = 0; r < ROUNDS; r++) {
       const a = await throughput(path, body, 1);
       const b = await throughput(path, body, 4);
       ratios.push(b.rps / a.rps);
-      one.push(a.rps);
-      four.push(b.rps);
+      runs.one.push(a);
+      runs.four.push(b);
     }
-    out[`${name} throughput`] = { one_client_rps: round1(median(one)), four_clients_rps: round1(median(four)), ratio: Number(median(ratios).toFixed(2)) };
+    const summary = (xs: Awaited<ReturnType<typeof throughput>>[]) => ({
+      rps: round1(median(xs.map((x) => x.rps))),
+      cores_service: Number(median(xs.map((x) => x.cores.service)).toFixed(2)),
+      cores_clients: Number(median(xs.map((x) => x.cores.clients)).toFixed(2)),
+    });
+    out[`${name} throughput`] = { one_client: summary(runs.one), four_clients: summary(runs.four), ratio: Number(median(ratios).toFixed(2)) };
   }
 
   out['score-plan 64×8 one client p50 ms'] = await bigBatchLatency();
