@@ -191,12 +191,13 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
     collections.freedBytes += heaps.reduce((n, h) => n + Math.max(0, h.before - h.after), 0);
     if (aboveBound()) await replaceWorkers();
   };
-  // One worker at a time, so that a request arriving meanwhile finds one ready; stops when work arrives
-  // (the rest wait for the next rest). Piscina's balancer gives a task to the first idle worker in the
-  // order they started, so each retireTask reaches an old worker; one that reaches a new worker stops.
+  // One worker at a time, so that a request arriving meanwhile finds one ready; stops once work has
+  // arrived since the rest began, even work already done (the rest wait for the next rest). Piscina's
+  // balancer gives a task to the first idle worker in the order they started, so each retireTask reaches
+  // an old worker; one that reaches a new worker stops.
   const replaceWorkers = async () => {
     const round = Date.now();
-    for (let i = 0; i < o.workers && live.size === 0 && !closing; i++) {
+    for (let i = 0; i < o.workers && !worked && !closing; i++) {
       let ready: () => void = () => undefined;
       const replaced = new Promise<void>((resolve) => (ready = resolve));
       pool.once('workerCreate', ready);
