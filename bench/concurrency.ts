@@ -215,6 +215,8 @@ async function throughput(path: string, body: () => string, clients: number) {
   };
 }
 
+type Throughput = Awaited<ReturnType<typeof throughput>>;
+
 const verifyBody = (() => {
   let n = 0;
   return () => {
@@ -264,7 +266,8 @@ async function figures(): Promise<void> {
       maxima.push(Math.max(...ms));
       all.push(...ms);
     }
-    // A round has 100–250 probes, so its own 99th percentile is about its maximum: the p99 is over all rounds.
+    // A round has 38–119 probes, so its own 99th percentile is its maximum or the next below: the p99 is
+    // taken over all rounds.
     health[name] = {
       health_max_ms: round1(median(maxima)),
       health_p99_ms: round1(q(all, 0.99)),
@@ -280,7 +283,7 @@ async function figures(): Promise<void> {
     ['verify-turn N=20', '/verify-turn', verifyBody],
   ] as const) {
     const ratios: number[] = [];
-    const runs: Record<'one' | 'four', Awaited<ReturnType<typeof throughput>>[]> = { one: [], four: [] };
+    const runs: Record<'one' | 'four', Throughput[]> = { one: [], four: [] };
     for (let r = 0; r < ROUNDS; r++) {
       const a = await throughput(path, body, 1);
       const b = await throughput(path, body, 4);
@@ -288,7 +291,7 @@ async function figures(): Promise<void> {
       runs.one.push(a);
       runs.four.push(b);
     }
-    const summary = (xs: Awaited<ReturnType<typeof throughput>>[]) => ({
+    const summary = (xs: Throughput[]) => ({
       rps: round1(median(xs.map((x) => x.rps))),
       cores_service: Number(median(xs.map((x) => x.cores.service)).toFixed(2)),
       cores_clients: Number(median(xs.map((x) => x.cores.clients)).toFixed(2)),
