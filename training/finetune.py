@@ -2,8 +2,9 @@
 
 USE-lite in PyTorch (use_lite.py, the ONNX model's own weights) encodes each candidate; its second
 transformer layer and pooling projection are trained, its token embeddings and first layer stay frozen
-(their outputs are computed once: a full fine-tune costs ~2.5× the time per epoch on 2 cores). The task
-and the dialogue are embedded by the unchanged encoder, as the service already does once per request.
+(their outputs are computed once: an end-to-end fine-tune took ~1.8× the time per epoch on 2 cores and
+did no better held out, models/verifier/README.md). The task and the dialogue are embedded by the
+unchanged encoder, as the service already does once per request.
 A linear head over x = [r, r⊙c, r⊙t, r·c, r·t, standardized hand features] gives the turn-value logit and
 one logit per MRBench dimension.
 
