@@ -1,6 +1,6 @@
 """Held-out measures shared by the two verifier trainers (train.py: the embedding head; finetune.py: the
 fine-tuned encoder): conversation folds, MRBench pairwise accuracy and best-of-N hit rate, ROC AUC, and
-the paired bootstrap over contexts."""
+the bootstraps over contexts and over problems."""
 
 import numpy as np
 
@@ -118,3 +118,27 @@ def paired_bootstrap(exs, mine, others, resamples=2000, seed=SEED):
         out[name] = {"pairwise_accuracy_diff_95ci": [float(np.percentile(d_pair, 2.5)), float(np.percentile(d_pair, 97.5))],
                      "best_of_n_hit_rate_diff_95ci": [float(np.percentile(d_hit, 2.5)), float(np.percentile(d_hit, 97.5))]}
     return out
+
+
+def _weighted_auc(value, k, positive, w):
+    """ROC AUC with item weights (a resample's multiplicities); `value` is each item's rank among the k
+    distinct scores. Ties count one half, as in roc_auc."""
+    p = np.bincount(value, weights=w * positive, minlength=k)
+    n = np.bincount(value, weights=w * (1 - positive), minlength=k)
+    return float((p * (np.cumsum(n) - n / 2)).sum() / (p.sum() * n.sum()))
+
+
+def auc_bootstrap(scores, labels, clusters, minus=None, resamples=2000, seed=SEED):
+    """95% interval of the ROC AUC of `scores`, or paired of its difference from the AUC of `minus`, with
+    whole clusters (an MRBench conversation's candidates, a MathDial problem's dialogues) resampled with
+    replacement: items of one cluster are not independent."""
+    labels = np.asarray(labels, float)
+    keys, cluster = np.unique(np.asarray(clusters), return_inverse=True)
+    ranked = [np.unique(np.asarray(s, float), return_inverse=True) for s in ([scores] if minus is None else [scores, minus])]
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(resamples):
+        w = np.bincount(rng.integers(0, len(keys), len(keys)), minlength=len(keys))[cluster].astype(float)
+        a = [_weighted_auc(v, len(u), labels, w) for u, v in ranked]
+        out.append(a[0] if minus is None else a[0] - a[1])
+    return [float(np.percentile(out, 2.5)), float(np.percentile(out, 97.5))]

@@ -23,7 +23,8 @@ their own folds, with the leak rules of train.py (what is linked to a held-out c
 training). In each outer training split an inner validation fold (a fifth of its MRBench conversations,
 and what is linked to them) picks the epoch; that checkpoint scores the outer fold. The shipped model is
 trained on everything for the median picked epoch count. Paired bootstrap over contexts against the
-baselines and the embedding head (train.py's nested scores, training/build/head_nested_scores.json).
+baselines and the embedding head (train.py's nested scores, training/build/head_nested_scores.json);
+ROC AUC intervals by resampling whole conversations (dimensions) or problems (MathDial).
 
 What ships to models/verifier/ (model.onnx, manifest.json, metrics.json, evaluation.md, expected.json):
 the fine-tuned model if it beats the embedding head on MRBench pairwise accuracy, hit rate and MathDial
@@ -44,8 +45,8 @@ import torch
 from torch import nn
 
 import report
-from evaluation import (BASELINES, SEED, both_yes, by_problem, criterion, folds, held_out_metrics, label, linked_mrbench,
-                        mrbench_metrics, paired_bootstrap, problem, roc_auc)
+from evaluation import (BASELINES, SEED, auc_bootstrap, both_yes, by_problem, criterion, folds, held_out_metrics, label,
+                        linked_mrbench, mrbench_metrics, paired_bootstrap, problem, roc_auc)
 import dimensions
 from use_lite import UseLite, batch_ids, onnx_weights, parity
 
@@ -279,10 +280,11 @@ def evaluate(scores, idx):
 
 
 def dialogue_auc(scores, idx):
+    """Each held-out dialogue's mean turn score, its outcome and its group, for the dialogue-outcome AUC."""
     per = {}
     for i in idx:
         per.setdefault(group[i], (examples[i]["outcome"], []))[1].append(float(1 / (1 + np.exp(-scores[i][0, 0]))))
-    return [np.mean(s) for _, s in per.values()], [o for o, _ in per.values()]
+    return [np.mean(s) for _, s in per.values()], [o for o, _ in per.values()], list(per)
 
 
 def without_linked(pool, held_mr, held_md):
@@ -356,7 +358,7 @@ for j in range(FOLDS):
     Wd, bd = dimensions.fit(XD[fit_rows], YD[fit_rows], dim_picks[j])
     val_of = lambda w: criterion(evaluate({i: composite(log[0]["val_scores"][i][:, 0], XD[CAND_ROWS[i]] @ Wd + bd, w)[:, None] for i in val_mr}, val_mr))
     w_picks.append(max(W_GRID, key=val_of))  # the first of equals: the smaller w
-    s, o = dialogue_auc(best["test"], test_md)
+    s, o, _ = dialogue_auc(best["test"], test_md)
     md_scores += s
     md_outcomes += o
     fold_log.append([{"epoch": x["epoch"], **{f"{part}_{k}": x[part][k] for part in ("val", "outer") for k in ("pairwise_accuracy", "best_of_n_hit_rate")}}
@@ -399,8 +401,15 @@ for j in range(FOLDS):
     Wd, bd = dimensions.fit(XD[fit_rows], YD[fit_rows], DIM_L2)
     for i in held_md:
         md_comp[i] = float(composite(np.array([head_md[i]]), head_inputs([(i, 0)]) @ Wd + bd, W_SHIP)[0])
-composite_md_auc = roc_auc(*dialogue_auc({i: np.array([[z]]) for i, z in md_comp.items()}, list(md_comp)))
+md_means, md_dialogue_outcomes, md_dialogues = dialogue_auc({i: np.array([[z]]) for i, z in md_comp.items()}, list(md_comp))
+composite_md_auc = roc_auc(md_means, md_dialogue_outcomes)
 head_mathdial_auc = json.loads((ROOT / "models/verifier-head/metrics.json").read_text())["mathdial"]["roc_auc_mean_turn_score"]
+# Intervals over problems, whose dialogues the folds keep together; the head's means from the same logits.
+md_head_means = dialogue_auc({i: np.array([[head_md[i]]]) for i in md_comp}, list(md_comp))[0]
+md_problems = [problem(g) for g in md_dialogues]
+composite_md_ci = {"composite_95ci": auc_bootstrap(md_means, md_dialogue_outcomes, md_problems),
+                   "composite_minus_embedding_head_95ci": auc_bootstrap(md_means, md_dialogue_outcomes, md_problems, minus=md_head_means)}
+print(f"MathDial AUC: head {roc_auc(md_head_means, md_dialogue_outcomes):.4f} from its logits, {head_mathdial_auc:.4f} in its metrics.json", flush=True)
 
 # Per-dimension ROC AUC over held-out MRBench candidates (label Yes → positive; "To some extent" negative).
 
@@ -414,7 +423,8 @@ def dimension_auc_of(held):
 
 
 dimension_auc = {"fine_tuned": dimension_auc_of(held_scores), "unchanged_encoder": dimension_auc_of(held_frozen)}
-dimension_auc["dimension_layers"] = {name: {"roc_auc": float(a), "positives": int(POS[:, d].sum()), "candidates": len(cand)}
+dimension_auc["dimension_layers"] = {name: {"roc_auc": float(a), "roc_auc_95ci": auc_bootstrap(dim_held[:, d], POS[:, d], cand_groups),
+                                            "positives": int(POS[:, d].sum()), "candidates": len(cand)}
                                      for d, ((name, _, _), a) in enumerate(zip(DIMENSIONS, dimensions.aucs(dim_held, POS)))}
 reveal_feature = data["extra_names"].index("reveals_final_answer")
 y_reveal = [1 if examples[i]["candidates"][j]["annotation"]["Revealing_of_the_Answer"].startswith("Yes") else 0 for i, j in cand]
@@ -542,7 +552,7 @@ metrics = {
     "dimensions_roc_auc": dimension_auc,
     "composite": {"score": "head logit + w (log P(providing_guidance = Yes) + log P(actionability = Yes))", "w_grid": list(W_GRID),
                   "nested_w_per_outer_fold": w_picks, "w_best_on_outer_folds": W_SHIP, "w_served": W_SERVED,
-                  "beats_head": composite_wins, "mathdial_roc_auc": {"composite": composite_md_auc, "embedding_head": head_mathdial_auc},
+                  "beats_head": composite_wins, "mathdial_roc_auc": {"composite": composite_md_auc, "embedding_head": head_mathdial_auc, **composite_md_ci},
                   "mrbench_paired_bootstrap_composite_minus_other": bootstrap_composite},
     "shipped": {"model": name, "version": version, "fine_tuned_beats_head_on_every_row": tuned_wins,
                 "rows_fine_tuned_vs_head": {k: {"fine_tuned": a, "embedding_head": b} for k, (a, b) in rows.items()}},

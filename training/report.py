@@ -7,6 +7,10 @@ from pathlib import Path
 SHIP = Path(__file__).resolve().parents[1] / "models" / "verifier"
 
 
+def interval(pair):
+    return f"{pair[0]:.3f} to {pair[1]:.3f}"
+
+
 def ci(pair):
     return f"[{pair[0]:+.3f}, {pair[1]:+.3f}]"
 
@@ -47,7 +51,9 @@ def render(m):
           for k, b in comp["mrbench_paired_bootstrap_composite_minus_other"].items()],
         "",
         f"MathDial, 5 folds by problem, the head's held-out turn logits: ROC AUC of the composite (w = {comp['w_best_on_outer_folds']}) "
-        f"{comp['mathdial_roc_auc']['composite']:.3f}, of the head alone {comp['mathdial_roc_auc']['embedding_head']:.3f}.",
+        f"{comp['mathdial_roc_auc']['composite']:.3f} (95% interval {interval(comp['mathdial_roc_auc']['composite_95ci'])}, problems "
+        f"resampled), of the head alone {comp['mathdial_roc_auc']['embedding_head']:.3f}; composite minus head "
+        f"{ci(comp['mathdial_roc_auc']['composite_minus_embedding_head_95ci'])}.",
         "",
         f"MathDial: ROC AUC of a held-out dialogue's mean turn score against its outcome, fine-tuned model: "
         f"{m['mathdial']['roc_auc_mean_turn_score']:.3f} ({m['mathdial']['dialogues']} dialogues, {m['mathdial']['successful']} successful); "
@@ -57,9 +63,10 @@ def render(m):
         "layers that ship (dimensions.py), and the dimension outputs of the head trained with the score, on the",
         "fine-tuned and on the unchanged encoder:",
         "",
-        "| dimension | positives | shipped dimension layers | head, fine-tuned encoder | head, unchanged encoder |",
-        "|---|---|---|---|---|",
-        *[f"| {k} | {v['positives']} / {v['candidates']} | **{v['roc_auc']:.3f}** | {dims['fine_tuned'][k]['roc_auc']:.3f} | "
+        "| dimension | positives | shipped dimension layers | 95% interval (conversations resampled) | head, fine-tuned encoder | head, unchanged encoder |",
+        "|---|---|---|---|---|---|",
+        *[f"| {k} | {v['positives']} / {v['candidates']} | **{v['roc_auc']:.3f}** | {interval(v['roc_auc_95ci'])} | "
+          f"{dims['fine_tuned'][k]['roc_auc']:.3f} | "
           f"{dims['unchanged_encoder'][k]['roc_auc']:.3f} |" for k, v in dims["dimension_layers"].items()],
         "",
         f"Their L2 strengths (grid {m['training']['dimension_layers']['l2_grid']}), shipped: "
