@@ -74,20 +74,18 @@ def criterion(m):
     return m["pairwise_accuracy"] + m["best_of_n_hit_rate"]
 
 
+def _weighted_auc(value, k, positive, w):
+    """ROC AUC with item weights (a resample's multiplicities); `value` is each item's rank among the k
+    distinct scores. Ties count one half."""
+    p = np.bincount(value, weights=w * positive, minlength=k)
+    n = np.bincount(value, weights=w * (1 - positive), minlength=k)
+    return float((p * (np.cumsum(n) - n / 2)).sum() / (p.sum() * n.sum()))
+
+
 def roc_auc(scores, labels):
-    order = np.argsort(scores, kind="stable")
-    ranks = np.empty(len(scores))
-    s = np.asarray(scores)[order]
-    i = 0
-    while i < len(s):  # average ranks over ties
-        j = i
-        while j + 1 < len(s) and s[j + 1] == s[i]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    labels = np.asarray(labels)
-    pos, neg = labels.sum(), len(labels) - labels.sum()
-    return float((ranks[labels == 1].sum() - pos * (pos + 1) / 2) / (pos * neg))
+    """Ties count one half."""
+    distinct, value = np.unique(np.asarray(scores, float), return_inverse=True)
+    return _weighted_auc(value, len(distinct), np.asarray(labels, float), 1.0)
 
 
 # Scorers that need no training, evaluated on every context.
@@ -118,14 +116,6 @@ def paired_bootstrap(exs, mine, others, resamples=2000, seed=SEED):
         out[name] = {"pairwise_accuracy_diff_95ci": [float(np.percentile(d_pair, 2.5)), float(np.percentile(d_pair, 97.5))],
                      "best_of_n_hit_rate_diff_95ci": [float(np.percentile(d_hit, 2.5)), float(np.percentile(d_hit, 97.5))]}
     return out
-
-
-def _weighted_auc(value, k, positive, w):
-    """ROC AUC with item weights (a resample's multiplicities); `value` is each item's rank among the k
-    distinct scores. Ties count one half, as in roc_auc."""
-    p = np.bincount(value, weights=w * positive, minlength=k)
-    n = np.bincount(value, weights=w * (1 - positive), minlength=k)
-    return float((p * (np.cumsum(n) - n / 2)).sum() / (p.sum() * n.sum()))
 
 
 def auc_bootstrap(scores, labels, clusters, minus=None, resamples=2000, seed=SEED):
