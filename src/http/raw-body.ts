@@ -6,21 +6,6 @@ import { GroupsReader } from './groups-layout.js';
 import { LARGE_JSON_CHARS, parseSecurely } from './json-body.js';
 import { joinMovable, movableBytes } from './work/mapped.js';
 
-/** A JSON body kept as the client's text, for a worker to read (see json-body.ts). */
-export class RawJson {
-  constructor(readonly text: string) {}
-}
-
-/**
- * In this plugin's routes, a JSON body arrives as RawJson: not parsed, and not validated here either —
- * the worker validates it with the same schema, which the route still declares for its OpenAPI entry.
- */
-export function keepJsonText(app: FastifyInstance): { validatorCompiler: FastifySchemaCompiler<unknown> } {
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, new RawJson(body as string)));
-  return { validatorCompiler: () => (value) => ({ value }) };
-}
-
 // From this size a body is read on a worker. A smaller one, a 64×8 batch's 2.4 MB included, is parsed here:
 // reading it on a worker put a serial stage before the judging (64×8 p50 107–123 ms against 77–106 ms
 // parsed here, interleaved runs), while parsing it holds a probe for less than 20 ms.
@@ -53,6 +38,20 @@ export class JsonBytes {
  * joined then.
  */
 export function keepLargeJson(app: FastifyInstance): { validatorCompiler: FastifySchemaCompiler<unknown> } {
+  return keepJson(app, READ_ON_WORKER_BYTES);
+}
+
+/**
+ * In this plugin's routes every JSON body arrives as JsonBytes, read as keepLargeJson reads a large one.
+ * Kept as text (Fastify's `parseAs: 'string'`), a 200,000-row fit body held the main thread 70–180 ms in
+ * one of every ten or so requests: joining the chunks, decoding them and copying the text to the worker,
+ * each of which usually takes ~5 ms.
+ */
+export function keepJsonBytes(app: FastifyInstance): { validatorCompiler: FastifySchemaCompiler<unknown> } {
+  return keepJson(app, 0);
+}
+
+function keepJson(app: FastifyInstance, readOnWorkerFrom: number): { validatorCompiler: FastifySchemaCompiler<unknown> } {
   const parseJson = app.getDefaultJsonParser('remove', 'remove');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (req, payload: IncomingMessage & { receivedEncodedLength?: number }, done) => {
@@ -60,12 +59,12 @@ export function keepLargeJson(app: FastifyInstance): { validatorCompiler: Fastif
     const declared = Number(req.headers['content-length']);
     if (declared > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), undefined);
     const plain = req.headers['content-encoding'] === undefined;
-    const whole = plain && declared >= READ_ON_WORKER_BYTES ? movableBytes(declared) : undefined;
+    const whole = plain && declared >= readOnWorkerFrom ? movableBytes(declared) : undefined;
     // A large body parsed here whose length is known is read group by group (groups-layout.ts), its groups
     // found as it arrives; a smaller one is decoded as it arrives: joining and decoding 2.4 MB at its end
     // took the main thread ~14 ms, most of it faulting in two fresh copies.
-    const reader = plain && declared >= LARGE_JSON_CHARS && declared < READ_ON_WORKER_BYTES ? new GroupsReader(parseSecurely) : undefined;
-    const decoder = plain && declared < LARGE_JSON_CHARS ? new StringDecoder('utf8') : undefined;
+    const reader = !whole && plain && declared >= LARGE_JSON_CHARS ? new GroupsReader(parseSecurely) : undefined;
+    const decoder = !whole && plain && declared < LARGE_JSON_CHARS ? new StringDecoder('utf8') : undefined;
     let text = '';
     const chunks: Buffer[] = [];
     let size = 0;
@@ -102,8 +101,8 @@ export function keepLargeJson(app: FastifyInstance): { validatorCompiler: Fastif
       } else if (!Number.isNaN(declared) && (payload.receivedEncodedLength || size) !== declared) {
         done(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH(), undefined);
       } else if (whole) done(null, new JsonBytes(whole));
-      else if (size === 0) done(null, undefined);
-      else if (size >= READ_ON_WORKER_BYTES) done(null, new JsonBytes(joinMovable(chunks).bytes));
+      else if (size === 0 && readOnWorkerFrom > 0) done(null, undefined);
+      else if (size >= readOnWorkerFrom) done(null, new JsonBytes(joinMovable(chunks).bytes));
       else if (size < LARGE_JSON_CHARS) parseJson(req, decoder ? text + decoder.end() : Buffer.concat(chunks, size).toString('utf8'), done);
       // Parsed in a turn of its own, as in every route (app.ts).
       else

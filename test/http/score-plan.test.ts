@@ -1,8 +1,6 @@
 import { rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import t from 'tap';
@@ -11,6 +9,7 @@ import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY, EXAMPLE_SCORE_REQUEST } f
 import { ScorePlanRequestSchema, type ScorePlanResponse } from '../../src/contracts/score-plan.js';
 import { fingerprint } from '../../src/runs/idempotency.js';
 import { tempStateDir, testApp } from '../support/app.js';
+import { postInPieces } from '../support/pieces.js';
 
 const LIMITS = { MAX_PLANS_PER_REQUEST: 20, MAX_COMPLETION_BYTES: 20_000, MAX_STEPS_PER_PLAN: 12, BODY_LIMIT_BYTES: 200_000, MAX_JSON_DEPTH: 20 };
 const app = await testApp(LIMITS);
@@ -284,26 +283,6 @@ t.test('a body of 4 MiB or more, read on a worker: the same 400s, limits, replay
   t.match(step1.json(), { run: { step: 1, finalized: [{ step: 0, plans: 1024, requests: 1 }] } }, 'counted once');
 });
 
-/** POSTs `pieces` as separate writes, a pause between them, so that the server reads them as separate chunks. */
-function postInPieces(base: string, pieces: Buffer[]): Promise<{ status: number; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const length = pieces.reduce((n, p) => n + p.length, 0);
-    const req = request(`${base}/score-plan`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': length } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(parts) }));
-    });
-    req.on('error', reject);
-    void (async () => {
-      for (const p of pieces) {
-        req.write(p);
-        await sleep(5);
-      }
-      req.end();
-    })();
-  });
-}
-
 t.test('a body parsed on the main thread is decoded as it arrives: characters split between chunks read the same', async (t) => {
   const served = await testApp({ MAX_PLANS_PER_REQUEST: 1100, BODY_LIMIT_BYTES: 8 << 20 });
   t.teardown(() => served.close());
@@ -321,7 +300,7 @@ t.test('a body parsed on the main thread is decoded as it arrives: characters sp
     for (let at = 16 << 10; at < bytes.length; at += 16 << 10) cuts.add(at);
     const ends = [...cuts].sort((a, b) => a - b);
     const pieces = ends.map((end, i) => bytes.subarray(ends[i - 1] ?? 0, end)).concat(bytes.subarray(ends.at(-1)!));
-    const split = await postInPieces(base, pieces);
+    const split = await postInPieces(`${base}/score-plan`, pieces);
     t.equal(split.status, 200);
     // The reference: a compressed body, joined and decoded whole at its end.
     const whole = await postGzipped(served, bytes);

@@ -1,6 +1,8 @@
+import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import { mulberry32 } from '../../src/common/rng.js';
 import { testApp } from '../support/app.js';
+import { postInPieces } from '../support/pieces.js';
 
 // Response logs simulated from known BKT parameters (a learner at a time: known with the prior, then the
 // learn transition after each answer; correct with 1 − slip when known, guess when not).
@@ -120,4 +122,43 @@ t.test('the body is read on the worker: a lower options.deadline_ms stops the fi
     payload: '{"rows":[{"user":"u","skill":"s","correct":1,"__proto__":{"x":1}}]}',
   });
   t.equal(poisoned.statusCode, 200, 'a __proto__ key is dropped, as on every other route');
+});
+
+t.test('the fit body reaches its worker as sent: in pieces, compressed or whole, with characters cut between chunks', async (t) => {
+  const app = await testApp();
+  t.teardown(() => app.close());
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const skills = ['Brüche 🙂', '分数', 'ratios'];
+  const rows = skills.flatMap((skill, k) => simulate(skill, { prior: 0.4, learn: 0.1, guess: 0.2, slip: 0.1 }, 200, 10, k + 1));
+  const bytes = Buffer.from(JSON.stringify({ rows, options: { seed: 3 } }));
+  // Cut inside the bytes of every emoji and every other CJK character, and in 16 KiB pieces elsewhere.
+  const cuts = new Set<number>();
+  for (let at = bytes.indexOf('🙂'); at !== -1; at = bytes.indexOf('🙂', at + 1)) cuts.add(at + 2);
+  for (let at = bytes.indexOf('分'), i = 0; at !== -1; at = bytes.indexOf('分', at + 1), i++) if (i % 2) cuts.add(at + 1);
+  for (let at = 16 << 10; at < bytes.length; at += 16 << 10) cuts.add(at);
+  const ends = [...cuts].sort((a, b) => a - b);
+  const pieces = ends.map((end, i) => bytes.subarray(ends[i - 1] ?? 0, end)).concat(bytes.subarray(ends.at(-1)!));
+  t.ok(pieces.length > 200, `${pieces.length} pieces`);
+  const answer = (body: Buffer | string) => {
+    const { latency_ms: _, ...rest } = JSON.parse(body.toString()) as Record<string, unknown>;
+    return rest;
+  };
+  const split = await postInPieces(`${base}/trace-knowledge/fit`, pieces);
+  t.equal(split.status, 200);
+  const whole = await app.inject({ method: 'POST', url: '/trace-knowledge/fit', headers: { 'content-type': 'application/json' }, payload: bytes });
+  const zipped = await app.inject({
+    method: 'POST',
+    url: '/trace-knowledge/fit',
+    headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    payload: gzipSync(bytes),
+  });
+  t.same(answer(split.body), answer(whole.body));
+  t.same(answer(zipped.body), answer(whole.body));
+  t.same(
+    (answer(whole.body).skills as { skill: string }[]).map((s) => s.skill),
+    skills,
+    'skill names as sent',
+  );
+  const empty = await app.inject({ method: 'POST', url: '/trace-knowledge/fit', headers: { 'content-type': 'application/json' }, payload: '' });
+  t.equal(empty.statusCode, 400, empty.body);
 });

@@ -265,18 +265,18 @@ export function evaluatePlansTask(input: { body: EvaluatePlanRequest; limits: Pl
 }
 
 export interface FitJsonInput {
-  /** The request body as the client sent it. */
-  json: string;
+  /** The request body as the client sent it, UTF-8. */
+  json: Uint8Array;
   maxDepth: number;
   /** When the request arrived (Date.now()) and the server's deadline: the body may lower it. */
   arrivedAt: number;
   deadlineMs: number;
 }
 
-/** /trace-knowledge/fit from its body text: read, validated and fitted here, so the main thread only passes text. */
+/** /trace-knowledge/fit from its body's bytes: decoded, read, validated and fitted here, so the main thread only passes them on. */
 export function fitJsonTask(input: FitJsonInput, stop: Stop) {
   return task(stop, (): { rows: number; fits: [string, FitResult][] } | TaskFailure => {
-    const read = readJsonBody(input.json, FitRequestSchema, input.maxDepth);
+    const read = readJsonBody(utf8(input.json), FitRequestSchema, input.maxDepth);
     if (!read.ok) return { failure: read.kind, message: read.message, issues: read.issues };
     const { rows, options = {} } = read.value;
     const deadlineMs = Math.min(input.deadlineMs, options.deadline_ms ?? input.deadlineMs);
