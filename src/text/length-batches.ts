@@ -1,9 +1,7 @@
 /**
  * Cuts texts, sorted by token count, into encoder runs so that the tokens computed (padding included)
- * plus `runCost` per run are fewest. A run costs the encoder about 40 µs per padded token and ~0.2 ms
- * on its own (USE-lite on one thread): padding twenty 18-token candidates to a 40-token task text
- * doubled a /verify-turn request's encoder time, while a run of its own costs ~5 tokens' worth.
- * Returns [start, end) ranges of at most `maxRun` texts each.
+ * plus `runCost` per run are fewest: padding twenty 18-token candidates to a 40-token task text doubled
+ * a /verify-turn request's encoder time. Returns [start, end) ranges of at most `maxRun` texts each.
  */
 export function lengthBatches(sortedLengths: readonly number[], maxRun: number, runCost: number): [number, number][] {
   const n = sortedLengths.length;
