@@ -1,11 +1,13 @@
 // `npm run bench:concurrency`: the service as a shared one, started as `npm start` starts it (2 workers on
-// this machine). Reports, each as the median of ROUNDS runs: /health latency while each heavy request runs;
-// throughput with 4 clients over 1 for /score-plan 8×8 and /verify-turn N=20, with the cores the service
-// and the clients kept busy; /score-plan 64×8 p50 for one client (three clients taking turns, below); how
-// long after its deadline a request is answered; and resident memory idle, during a mixed soak at 8
+// this machine). Reports what two threads give over one on this machine (machineScaling), then, each as the
+// median of ROUNDS runs: /health latency while each heavy request runs; throughput with 4 clients over 1
+// for /score-plan 8×8 and /verify-turn N=20, with the cores the service, the clients and the whole
+// machine kept busy; /score-plan 64×8 p50 for one client (three clients taking turns, below); how long
+// after its deadline a request is answered; and resident memory idle, during a mixed soak at 8
 // connections (SOAK_SECONDS, default 600) and after it.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { Agent, request } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { benchBatch } from './realistic-plans.js';
@@ -186,15 +188,23 @@ const serviceCpuMs = () => {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
 
+/** Busy and all time of the machine's cores together (/proc/stat): the kernel's and every process's. */
+const machineTime = () => {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const all = f.reduce((a, b) => a + b, 0);
+  return { busy: all - f[3]! - f[4]!, all }; // less idle and iowait
+};
+
 /**
  * Requests completed per second by `clients` closed-loop clients over THROUGHPUT_MS, with their p50 and
- * the cores the service and this process (the clients) kept busy meanwhile.
+ * the cores the service, this process (the clients) and the whole machine kept busy meanwhile.
  */
 async function throughput(path: string, body: () => string, clients: number) {
   const end = performance.now() + THROUGHPUT_MS;
   const lat: number[] = [];
   const service = serviceCpuMs();
   const client = process.cpuUsage();
+  const machine = machineTime();
   const t = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async () => {
@@ -208,14 +218,64 @@ async function throughput(path: string, body: () => string, clients: number) {
   );
   const wall = performance.now() - t;
   const used = process.cpuUsage(client);
+  const m = machineTime();
   return {
     rps: lat.length / (THROUGHPUT_MS / 1000),
     p50: median(lat),
-    cores: { service: (serviceCpuMs() - service) / wall, clients: (used.user + used.system) / 1000 / wall },
+    cores: {
+      service: (serviceCpuMs() - service) / wall,
+      clients: (used.user + used.system) / 1000 / wall,
+      machine: ((m.busy - machine.busy) / (m.all - machine.all)) * cpus().length,
+    },
   };
 }
 
 type Throughput = Awaited<ReturnType<typeof throughput>>;
+
+// One thread judging 8×8 batches as a pool worker does (parse, then scoreGroups), from the build.
+const SCORER = `const { workerData: d, parentPort } = require('node:worker_threads');
+(async () => {
+  const { scoreGroups, DEFAULT_SCORING } = await import(d.dist + 'scoring/score-groups.js');
+  const { loadConfig, planLimits } = await import(d.dist + 'config.js');
+  const limits = planLimits(loadConfig({}));
+  const score = () => scoreGroups(JSON.parse(d.text), limits, DEFAULT_SCORING);
+  while (Date.now() < d.startAt) score();
+  let n = 0;
+  const t = performance.now();
+  while (performance.now() - t < d.ms) {
+    score();
+    n++;
+  }
+  parentPort.postMessage(n / ((performance.now() - t) / 1000));
+})();`;
+
+/**
+ * What the machine's cores give work that shares nothing: 8×8 batches scored on one thread alone, then on
+ * two at once (the service idle meanwhile). Two threads over one bounds every 4 ÷ 1 ratio here from above;
+ * the service's main thread and the bench's client, sharing the same cores, take their part of it.
+ */
+async function machineScaling() {
+  const text = JSON.stringify({ ...benchBatch(8, 8), run_id: null });
+  const dist = new URL('../dist/', import.meta.url).href;
+  const rates = async (threads: number) => {
+    const startAt = Date.now() + 3000; // each thread warms up until then, so that they measure together
+    return Promise.all(
+      Array.from(
+        { length: threads },
+        () =>
+          new Promise<number>((resolve, reject) => {
+            const w = new Worker(SCORER, { eval: true, workerData: { text, startAt, ms: 5000, dist } });
+            w.once('message', (r: number) => void w.terminate().then(() => resolve(r)));
+            w.once('error', reject);
+          }),
+      ),
+    );
+  };
+  const [one] = await rates(1);
+  const two = await rates(2);
+  const both = two.reduce((a, b) => a + b, 0);
+  return { one_thread_per_s: round1(one!), two_threads_per_s: round1(both), ratio: Number((both / one!).toFixed(2)) };
+}
 
 const verifyBody = (() => {
   let n = 0;
@@ -242,7 +302,10 @@ const soakOnly = process.env.SOAK_ONLY === '1';
 try {
   await sleep(1000);
   out.rss_idle_mb = rssMb();
-  if (!soakOnly) await figures();
+  if (!soakOnly) {
+    out['machine scaling, 8×8 scored in process'] = await machineScaling();
+    await figures();
+  }
   out.workers_replaced_before_soak = await replaced();
   await soak();
 } finally {
@@ -295,6 +358,7 @@ async function figures(): Promise<void> {
       rps: round1(median(xs.map((x) => x.rps))),
       cores_service: Number(median(xs.map((x) => x.cores.service)).toFixed(2)),
       cores_clients: Number(median(xs.map((x) => x.cores.clients)).toFixed(2)),
+      cores_machine: Number(median(xs.map((x) => x.cores.machine)).toFixed(2)),
     });
     out[`${name} throughput`] = { one_client: summary(runs.one), four_clients: summary(runs.four), ratio: Number(median(ratios).toFixed(2)) };
   }
