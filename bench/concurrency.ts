@@ -79,9 +79,14 @@ function postFromThread(path: string, body: string): Promise<number> {
   const code = `const { workerData, parentPort } = require('node:worker_threads');
     fetch(workerData.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: workerData.body })
       .then(async (r) => { await r.arrayBuffer(); parentPort.postMessage(r.status); });`;
-  const w = new Worker(code, { eval: true, workerData: { url: base + path, body } });
-  return new Promise<number>((resolve, reject) => {
-    w.once('message', (status: number) => void w.terminate().then(() => resolve(status)));
+  return onThread<number>(code, { url: base + path, body });
+}
+
+/** Runs `code` on a thread of its own and resolves with the first message it posts. */
+function onThread<T>(code: string, workerData: unknown): Promise<T> {
+  const w = new Worker(code, { eval: true, workerData });
+  return new Promise<T>((resolve, reject) => {
+    w.once('message', (value: T) => void w.terminate().then(() => resolve(value)));
     w.once('error', reject);
   });
 }
@@ -259,17 +264,7 @@ async function machineScaling() {
   const dist = new URL('../dist/', import.meta.url).href;
   const rates = async (threads: number) => {
     const startAt = Date.now() + 3000; // each thread warms up until then, so that they measure together
-    return Promise.all(
-      Array.from(
-        { length: threads },
-        () =>
-          new Promise<number>((resolve, reject) => {
-            const w = new Worker(SCORER, { eval: true, workerData: { text, startAt, ms: 5000, dist } });
-            w.once('message', (r: number) => void w.terminate().then(() => resolve(r)));
-            w.once('error', reject);
-          }),
-      ),
-    );
+    return Promise.all(Array.from({ length: threads }, () => onThread<number>(SCORER, { text, startAt, ms: 5000, dist })));
   };
   const [one] = await rates(1);
   const two = await rates(2);
