@@ -101,8 +101,8 @@ function keepJson(app: FastifyInstance, readOnWorkerFrom: number): { validatorCo
       } else if (!Number.isNaN(declared) && (payload.receivedEncodedLength || size) !== declared) {
         done(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH(), undefined);
       } else if (whole) done(null, new JsonBytes(whole));
-      else if (size === 0 && readOnWorkerFrom > 0) done(null, undefined);
       else if (size >= readOnWorkerFrom) done(null, new JsonBytes(joinMovable(chunks).bytes));
+      else if (size === 0) done(null, undefined);
       else if (size < LARGE_JSON_CHARS) parseJson(req, decoder ? text + decoder.end() : Buffer.concat(chunks, size).toString('utf8'), done);
       // Parsed in a turn of its own, as in every route (app.ts).
       else
