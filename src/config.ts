@@ -82,7 +82,7 @@ export const ConfigSchema = z
       .describe(
         'turn verifier directory (`manifest.json`: `embedding-head` or `cross-encoder`); `models/verifier-head` is the embedding head without dimension predictions',
       ),
-    ENCODER_CACHE_SIZE: int(10_000).describe('sentence embeddings kept in the LRU cache'),
+    ENCODER_CACHE_SIZE: int(10_000).describe("sentence embeddings kept in the LRU cache, per encoder (the service's and the verifier's) per worker"),
     ENCODER_BATCH_SIZE: int(32).describe('texts per ONNX run'),
     SHUTDOWN_GRACE_MS: int(10_000).describe('how long SIGTERM waits for in-flight requests'),
     WORKERS: z.coerce

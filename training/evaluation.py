@@ -11,6 +11,23 @@ def label(x):
     return {"Yes": 1.0, "To some extent": 0.5}.get(x, 0.0)
 
 
+DIMENSIONS = [  # (output name, MRBench annotation, value of each label)
+    ("mistake_identification", "Mistake_Identification", label),
+    ("mistake_location", "Mistake_Location", label),
+    ("reveals_answer", "Revealing_of_the_Answer", lambda x: 1.0 if x.startswith("Yes") else 0.0),
+    ("providing_guidance", "Providing_Guidance", label),
+    ("actionability", "Actionability", label),
+    ("coherence", "Coherence", label),
+    ("encouraging_tone", "Tutor_Tone", lambda x: 1.0 if x == "Encouraging" else 0.0),
+    ("humanlike", "humanlikeness", label),
+]
+
+
+def dim_targets(cand):
+    """An MRBench candidate's target per dimension (DIMENSIONS' order)."""
+    return [f(cand["annotation"][key]) for _, key, f in DIMENSIONS]
+
+
 def both_yes(c):
     return c["pg"] == "Yes" and c["act"] == "Yes"
 

@@ -1,11 +1,11 @@
 // Step 1 of `npm run train:verifier`: every training text through the shipped sentence encoder.
 // Reads ../shared/data (or TRAINING_DATA), writes training/build/{examples.json,vectors.f32}.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SentenceEncoder } from '../src/text/encoder.js';
 import type { DialogueTurn, VerifyTask } from '../src/contracts/verify-turn.js';
 import { fitContext, RESPONSE_FEATURE_NAMES, responseFeatures, taskText } from '../src/verify/format.js';
-import { mathdialRows } from './mathdial.js';
+import { bridgeExamples, codingExamples, mathdialExamples, mrbenchExamples, type SourceExample } from './datasets.js';
 
 const DATA = process.env.TRAINING_DATA ?? fileURLToPath(new URL('../../shared/data', import.meta.url));
 const OUT = fileURLToPath(new URL('./build/', import.meta.url));
@@ -62,126 +62,41 @@ const check = (source: Example['source'], request: Request) => {
     servingChecks.push({ example: examples.length - 1, request });
   }
 };
-const label = (x: unknown) => (x === 'Yes' ? 1 : x === 'To some extent' ? 0.5 : 0);
-
-// The task as the server receives it ({ description, solution_steps? }): a worked solution (MathDial's
-// ground_truth, MRBench's Ground_Truth_Solution) goes in solution_steps, one step per non-empty line, so
-// that responseFeatures can tell whether a response states the final answer (the solution's last number).
-const steps = (solution: unknown): string[] | undefined => {
-  const lines = String(solution ?? '')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l);
-  return lines.length ? lines : undefined;
+const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
+const mrbenchHistories = new Map<string, string>();
+const candidate = (e: SourceExample, c: SourceExample['candidates'][number]): Candidate => ({
+  response: vec(c.text),
+  extra: responseFeatures(c.text, e.task),
+  target: c.target,
+  ...(c.annotation && { pg: c.annotation.Providing_Guidance, act: c.annotation.Actionability, annotation: c.annotation }),
+  length: c.text.length,
+  text: c.text,
+});
+const add = (e: SourceExample) => {
+  const task = vec(taskText(e.task));
+  const context = vec(contextOf(e.context));
+  examples.push({
+    source: e.source,
+    group: e.group,
+    ...(e.pair !== undefined && { pair: e.pair, tutor: e.tutor }),
+    task,
+    context,
+    ...(e.outcome !== undefined && { outcome: e.outcome }),
+    candidates: e.candidates.map((c) => candidate(e, c)),
+  });
+  if (e.source !== 'coding') check(e.source, { task: e.task, context: e.context, candidates: e.candidates.map((c) => c.text) });
 };
 
-const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
-const mathdialQuestions = new Map<string, string>();
-const mrbenchHistories = new Map<string, string>();
-
-// MathDial: one example per tutor turn, target v_t (Traver eqs. 1–2).
-// Several MathDial dialogues share a question (qid), so a dialogue is identified by its line.
-readFileSync(`${DATA}/mathdial/dialogues.jsonl`, 'utf8')
-  .split('\n')
-  .forEach((line, lineNo) => {
-    if (!line.trim()) return;
-    const record = JSON.parse(line) as Record<string, unknown>;
-    if (typeof record.question === 'string') mathdialQuestions.set(`md:${lineNo}:${String(record.qid ?? '')}`, norm(record.question).slice(0, 150));
-    for (const row of mathdialRows(record)) {
-      const task: VerifyTask = { description: row.task, solution_steps: steps(record.ground_truth) };
-      examples.push({
-        source: 'mathdial',
-        group: `md:${lineNo}:${row.dialogue}`,
-        task: vec(taskText(task)),
-        context: vec(contextOf(row.context)),
-        outcome: row.outcome,
-        candidates: [
-          { response: vec(row.response), extra: responseFeatures(row.response, task), target: row.value, length: row.response.length, text: row.response },
-        ],
-      });
-      check('mathdial', { task, context: row.context, candidates: [row.response] });
-    }
-  });
-
-// MRBench: the candidates of one context, target = mean of Providing_Guidance and Actionability.
-const parseHistory = (h: string): DialogueTurn[] =>
-  h
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => ({ role: /^\s*tutor\s*:/i.test(l) ? 'tutor' : 'student', text: l.replace(/^\s*\w+\s*:\s*/, '') }));
-for (const c of JSON.parse(readFileSync(`${DATA}/mrbench/MRBench_V1.json`, 'utf8')) as Array<Record<string, unknown>>) {
-  const responses = c.anno_llm_responses as Record<string, { response: string; annotation: Record<string, string> }>;
-  const history = parseHistory(String(c.conversation_history ?? ''));
-  const task: VerifyTask = { description: String(c.Topic ?? ''), solution_steps: steps(c.Ground_Truth_Solution) };
-  mrbenchHistories.set(`mr:${String(c.conversation_id)}`, norm(String(c.conversation_history ?? '')));
-  examples.push({
-    source: 'mrbench',
-    group: `mr:${String(c.conversation_id)}`,
-    task: vec(taskText(task)),
-    context: vec(contextOf(history)),
-    candidates: Object.values(responses).map((r) => ({
-      response: vec(r.response),
-      extra: responseFeatures(r.response, task),
-      target: (label(r.annotation.Providing_Guidance) + label(r.annotation.Actionability)) / 2,
-      pg: r.annotation.Providing_Guidance,
-      act: r.annotation.Actionability,
-      annotation: r.annotation,
-      length: r.response.length,
-      text: r.response,
-    })),
-  });
-  check('mrbench', { task, context: history, candidates: Object.values(responses).map((r) => r.response) });
+const mathdial = mathdialExamples(DATA);
+const mathdialQuestions = new Map([...mathdial.questions].map(([group, q]) => [group, norm(q).slice(0, 150)]));
+mathdial.examples.forEach(add);
+for (const e of mrbenchExamples(DATA)) {
+  mrbenchHistories.set(e.group, norm(e.history));
+  add(e);
 }
-
-// Bridge: the expert's revision over the novice's response.
-for (const split of ['train', 'validation', 'test']) {
-  for (const c of JSON.parse(readFileSync(`${DATA}/bridge/${split}.json`, 'utf8')) as Array<Record<string, unknown>>) {
-    const turns = (c.c_h as Array<{ text: string; user: string }>).map(
-      (m) => ({ role: m.user === 'tutor' ? 'tutor' : 'student', text: m.text }) as DialogueTurn,
-    );
-    const novice = (c.c_r as Array<{ text: string }>).map((m) => m.text).join(' ');
-    const expert = (c.c_r_ as Array<{ text: string }>).map((m) => m.text).join(' ');
-    if (!novice || !expert) continue;
-    const task: VerifyTask = { description: String(c.lesson_topic ?? '') };
-    examples.push({
-      source: 'bridge',
-      group: `br:${String(c.c_id)}`,
-      task: vec(taskText(task)),
-      context: vec(contextOf(turns)),
-      candidates: [
-        { response: vec(novice), extra: responseFeatures(novice, task), target: 0, length: novice.length, text: novice },
-        { response: vec(expert), extra: responseFeatures(expert, task), target: 1, length: expert.length, text: expert },
-      ],
-    });
-    check('bridge', { task, context: turns, candidates: [novice, expert] });
-  }
-}
-
-// Coding tutor (Traver's human evaluation): every tutor turn of the 6 dialogues, for a separate table; never
-// trained on. Each pair is two tutor models teaching the same task.
-for (const c of JSON.parse(readFileSync(`${DATA}/coding-tutor/example_eval_pairs.json`, 'utf8')) as Array<Record<string, unknown>>) {
-  const task: VerifyTask = {
-    description: String(c.task ?? ''),
-    dependencies: steps(c.dependency_all),
-    solution_steps: steps(c.reference_steps),
-  };
-  for (const key of ['model_1', 'model_2']) {
-    const side = c[key] as { name: string; conversation: Array<Record<string, string>> };
-    const turns: DialogueTurn[] = side.conversation.map((m) => ('tutor' in m ? { role: 'tutor', text: m.tutor! } : { role: 'student', text: m.student ?? '' }));
-    turns.forEach((turn, i) => {
-      if (turn.role !== 'tutor') return;
-      examples.push({
-        source: 'coding',
-        group: `ct:${String(c.eval_idx)}:${side.name}`,
-        pair: Number(c.eval_idx),
-        tutor: side.name,
-        task: vec(taskText(task)),
-        context: vec(contextOf(turns.slice(0, i))),
-        candidates: [{ response: vec(turn.text), extra: responseFeatures(turn.text, task), target: 0, length: turn.text.length, text: turn.text }],
-      });
-    });
-  }
-}
+bridgeExamples(DATA).forEach(add);
+// The coding tutor's turns (never trained on) are for a separate table.
+codingExamples(DATA).forEach(add);
 
 // MRBench contexts are MathDial and Bridge conversations: `linked` lists the MathDial dialogues and Bridge
 // pairs of the same conversation (a response text in common, or for MathDial the same question), which

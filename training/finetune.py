@@ -45,31 +45,21 @@ import torch
 from torch import nn
 
 import report
-from evaluation import (BASELINES, SEED, auc_bootstrap, both_yes, by_problem, criterion, folds, held_out_metrics, label,
-                        linked_mrbench, mrbench_metrics, paired_bootstrap, problem, roc_auc)
+from evaluation import (BASELINES, DIMENSIONS, SEED, auc_bootstrap, both_yes, by_problem, criterion, dim_targets, folds,
+                        held_out_metrics, label, linked_mrbench, mrbench_metrics, paired_bootstrap, problem, roc_auc)
 import dimensions
 from use_lite import UseLite, batch_ids, onnx_weights, parity
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "training" / "build"
 SHIP = ROOT / "models" / "verifier"
-VERSION = "2.0.0"
+VERSION = "2.1.0"
 FOLDS = 5
 EPOCHS = 4
 W_PAIR, W_LIST, W_BRIDGE, W_MD, W_DIM = 1.0, 3.0, 1.0, 0.3, 1.0
 HEAD_STEPS, HEAD_LR, HEAD_L2 = 300, 0.02, 0.01  # phase 1, as train.py fits its head
 LR_ENCODER, LR_HEAD, WEIGHT_DECAY = 1e-4, 1e-4, 0.01
 MR_PER_STEP = 8
-DIMENSIONS = [  # (output name, MRBench annotation, value of each label)
-    ("mistake_identification", "Mistake_Identification", label),
-    ("mistake_location", "Mistake_Location", label),
-    ("reveals_answer", "Revealing_of_the_Answer", lambda x: 1.0 if x.startswith("Yes") else 0.0),
-    ("providing_guidance", "Providing_Guidance", label),
-    ("actionability", "Actionability", label),
-    ("coherence", "Coherence", label),
-    ("encouraging_tone", "Tutor_Tone", lambda x: 1.0 if x == "Encouraging" else 0.0),
-    ("humanlike", "humanlikeness", label),
-]
 D = len(DIMENSIONS)
 
 t0 = time.time()
@@ -176,10 +166,6 @@ def forward(model, items, frozen=False):
         for b, k in enumerate(chunk):
             r[k] = emb[b]
     return model.score(torch.stack(r), c, t, extra)
-
-
-def dim_targets(cand):
-    return [f(cand["annotation"][key]) for _, key, f in DIMENSIONS]
 
 
 def context_constants(i):
@@ -507,14 +493,15 @@ if tuned_wins:
 else:
     module, inputs, dummy = HeadExport(), ["response"], (frozen_responses(sample), V[:1], V[1:2], extra)
     axes = {"response": {0: "n"}}
-    name, version, response_input = "traver-use-lite-head", "2.0.0" if W_SERVED else "1.2.0", "embedding"
+    name, version, response_input = "traver-use-lite-head", "2.1.0" if W_SERVED else "1.3.0", "embedding"
 torch.onnx.export(module, dummy, str(SHIP / "model.onnx"), opset_version=17,
                   input_names=[*inputs, "context", "task", "extra"], output_names=["logit", "score", "dimensions"],
                   dynamic_axes={**axes, "extra": {0: "n"}, "logit": {0: "n"}, "score": {0: "n"}, "dimensions": {0: "n"}})
 onnx.checker.check_model(onnx.load(str(SHIP / "model.onnx")))
 (SHIP / "manifest.json").write_text(json.dumps({
     "kind": "embedding-head", "name": name, "version": version, "model": "model.onnx",
-    "encoder": "../use-lite", "context_chars": data["context_chars"], "extra_features": data["extra_names"],
+    # Trained on the float encoder's embeddings, served on its int8 copy (training/int8-agreement.ts measures the change).
+    "encoder": "../use-lite-int8", "context_chars": data["context_chars"], "extra_features": data["extra_names"],
     "response_input": response_input, "dimensions": [d for d, _, _ in DIMENSIONS],
 }, indent=2) + "\n")
 

@@ -85,8 +85,37 @@ def render(m):
         f"evaluation {m['training']['seconds']['evaluation']} s, shipped model {m['training']['seconds']['final_model']} s, "
         f"all {m['training']['seconds']['total']} s. Epochs picked per outer fold: {m['training']['nested']['picked_epochs']}.",
         "",
+        *int8_lines(m.get("int8_serving")),
     ]
     return "\n".join(lines)
+
+
+def int8_lines(q):
+    """The int8_serving section (int8_agreement.py), when metrics.json has it."""
+    if not q:
+        return []
+    g, mr = q["score_gap"], q["mrbench"]
+    return [
+        f"## Served on `{q['encoders']['served_on']}`",
+        "",
+        f"Every figure above is measured on `{q['encoders']['trained_on']}`'s embeddings; the service embeds with its int8 copy "
+        "(scripts/use-lite/quantize.py). The shipped model on every training request, served on each encoder "
+        "(in sample: what the quantization moves, not a held-out figure):",
+        "",
+        "| | float encoder | int8 encoder |",
+        "|---|---|---|",
+        f"| MRBench pairwise accuracy | {mr['float']['pairwise_accuracy']:.4f} | {mr['int8']['pairwise_accuracy']:.4f} |",
+        f"| MRBench best-of-N hit rate | {mr['float']['best_of_n_hit_rate']:.4f} | {mr['int8']['best_of_n_hit_rate']:.4f} |",
+        f"| MathDial dialogue-outcome ROC AUC | {q['mathdial_roc_auc']['float']:.4f} | {q['mathdial_roc_auc']['int8']:.4f} |",
+        *[f"| {k} ROC AUC | {v['float']:.4f} | {v['int8']:.4f} |" for k, v in q["dimensions_roc_auc"].items()],
+        "",
+        f"Score gaps, |float − int8| over {g['all']['candidates']} candidates: max {g['all']['max']:.4f}, p99 {g['all']['p99']:.4f}, "
+        f"mean {g['all']['mean']:.4f}; dimension probabilities: max {q['dimension_gap']['max']:.4f}, mean {q['dimension_gap']['mean']:.4f}. "
+        f"MRBench: {mr['same_order']:.2%} of {mr['pairs']} candidate pairs ranked the same way, the same best candidate in "
+        f"{mr['best_candidate_same']} of {mr['contexts']} contexts. Candidate embeddings' cosine, float against int8: "
+        f"min {q['candidate_embedding_cosine']['min']:.4f}, mean {q['candidate_embedding_cosine']['mean']:.5f}.",
+        "",
+    ]
 
 
 def write(ship=SHIP):

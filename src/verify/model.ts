@@ -29,20 +29,6 @@ export interface TurnVerifier {
   verify(input: VerifyInput): Promise<Verification>;
 }
 
-/** Verifications of consecutive parts of one request's candidates (same task and context), as one. */
-export function joinVerifications(parts: readonly Verification[]): Verification {
-  let offset = 0;
-  const candidates: number[] = [];
-  for (const p of parts) {
-    candidates.push(...p.truncated.candidates.map((i) => i + offset));
-    offset += p.candidates.length;
-  }
-  return {
-    candidates: parts.flatMap((p) => p.candidates),
-    truncated: { task: parts.some((p) => p.truncated.task), context: parts.some((p) => p.truncated.context), candidates },
-  };
-}
-
 /** Resolves an encoder directory to its (shared) loaded encoder. */
 export type EncoderAt = (dir: string) => Promise<SentenceEncoder>;
 

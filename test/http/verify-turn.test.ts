@@ -111,7 +111,7 @@ t.test('a missing or corrupt verifier: /verify-turn answers 503 with the reason,
   t.equal((await app.inject({ method: 'POST', url: '/verify-turn', payload: { ...request, candidates: [] } })).statusCode, 400);
 });
 
-t.test('20 candidates on an idle pool of two workers are verified in two halves, with the answers of one piece', async (t) => {
+t.test('20 candidates on an idle pool of two workers are verified in one piece, with the answers of the main thread', async (t) => {
   const pooled = await testApp({ WORKERS: 2 });
   const whole = await testApp({ WORKERS: 0 });
   t.teardown(() => Promise.all([pooled.close(), whole.close()]));
@@ -122,30 +122,24 @@ t.test('20 candidates on an idle pool of two workers are verified in two halves,
       { role: 'tutor', text: `What should running_total([1, 2, ${round}]) return?` },
       { role: 'student', text: 'I think [1, 3, 6], but my loop prints something else.' },
     ],
-    // One candidate past the encoder's 128 tokens, in the second half: its index must survive the join.
+    // One candidate past the encoder's 128 tokens: its index is reported.
     candidates: Array.from({ length: n }, (_, i) =>
       i === n - 3 ? `Try this ${round}: ${'step by step '.repeat(100)}` : `Candidate ${i} of round ${round}: what does your loop add at step ${i}?`,
     ),
   });
-  // Loads the verifier in both workers (its load embeds texts of its own).
+  // A first request waits for the verifier (loading it embeds texts of its own).
   t.equal((await pooled.inject({ method: 'POST', url: '/verify-turn', payload: payload(20, 0) })).statusCode, 200);
-  for (const [n, split] of [
-    [20, true],
-    [10, false],
-  ] as const) {
+  for (const n of [20, 10]) {
     const before = await misses(pooled);
     const a = await pooled.inject({ method: 'POST', url: '/verify-turn', payload: payload(n, n) });
     const b = await whole.inject({ method: 'POST', url: '/verify-turn', payload: payload(n, n) });
     t.equal(a.statusCode, 200, a.body.slice(0, 200));
-    // Each half encodes the task and the context: two texts more than in one piece.
-    t.equal((await misses(pooled)) - before, split ? n + 4 : n + 2, split ? `${n} candidates: two halves` : `${n} candidates: one piece`);
+    // The candidates, the task and the context, each encoded once: a request split across the workers would encode the last two twice.
+    t.equal((await misses(pooled)) - before, n + 2, `${n} candidates: one piece`);
     const [x, y] = [a.json(), b.json()];
     t.same(x.truncated, { task: false, context: false, candidates: [n - 3] });
     t.same(x.truncated, y.truncated);
-    t.ok(
-      x.scores.every((s: number, i: number) => Math.abs(s - y.scores[i]) < 1e-5),
-      `${n} candidates: the scores of one piece (largest gap ${Math.max(...x.scores.map((s: number, i: number) => Math.abs(s - y.scores[i]))).toExponential(1)})`,
-    );
+    t.same(x.scores, y.scores, `${n} candidates: the main thread's scores`);
     t.same(
       x.candidates.map((c: { index: number }) => c.index),
       y.candidates.map((c: { index: number }) => c.index),

@@ -3,12 +3,14 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { VerifyInput } from '../../src/verify/model.js';
 import { fitContext, taskText } from '../../src/verify/format.js';
+import { SentenceEncoder } from '../../src/text/encoder.js';
 import { loadVerifier } from '../../src/verify/verifier.js';
 import { recordEmbeds, useLite } from '../support/encoder.js';
 import { copyWithManifest } from '../support/model-dir.js';
 
-// Each shipped verifier, served as the service serves it, must give the scores training computed for the
-// same client requests (expected.json beside the model, written by training/finetune.py and train.py).
+// Each shipped verifier, on the float encoder it was trained on, must give the scores training computed for
+// the same client requests (expected.json beside the model, written by training/finetune.py and train.py);
+// the default one, served on the int8 encoder its manifest names, within the gap its evaluation measured.
 const dirOf = (name: string) => fileURLToPath(new URL(`../../models/${name}`, import.meta.url));
 interface Expected {
   request: VerifyInput;
@@ -28,7 +30,7 @@ const manifestOf = (name: string) =>
 const worstGap = (got: number[], want: number[]) => Math.max(...got.map((s, i) => Math.abs(s - want[i]!)));
 
 for (const name of ['verifier', 'verifier-head']) {
-  t.test(`models/${name} reproduces its training-time scores on fixed requests`, async (t) => {
+  t.test(`models/${name} reproduces its training-time scores on fixed requests, on the float encoder it was trained on`, async (t) => {
     const encoder = useLite();
     const v = await loadVerifier(dirOf(name), () => encoder);
     const { name: model, version } = manifestOf(name);
@@ -52,6 +54,30 @@ for (const name of ['verifier', 'verifier-head']) {
     }
   });
 }
+
+t.test('models/verifier as served, on the int8 encoder its manifest names, stays within the gap its evaluation measured', async (t) => {
+  const { int8_serving: measured } = JSON.parse(readFileSync(`${dirOf('verifier')}/metrics.json`, 'utf8')) as {
+    int8_serving: { encoders: { served_on: string }; score_gap: { all: { max: number } } };
+  };
+  const loaded: string[] = [];
+  const v = await loadVerifier(dirOf('verifier'), async (dir) => {
+    const encoder = await SentenceEncoder.fromDirectory(dir, { cacheSize: 100, batchSize: 32 });
+    loaded.push(encoder.manifest.name);
+    return encoder;
+  });
+  t.same(loaded, [measured.encoders.served_on]);
+  t.equal(measured.encoders.served_on, 'use-lite-int8');
+  // The expected requests are training requests, so their gaps are among those int8_agreement.py measured.
+  let worst = 0;
+  for (const { request, scores } of expectedOf('verifier')) {
+    const got = (await v.verify(request)).candidates.map((c) => c.score);
+    worst = Math.max(worst, worstGap(got, scores));
+  }
+  t.ok(
+    worst > 0 && worst <= measured.score_gap.all.max + 1e-6,
+    `max |served − trained| = ${worst.toExponential(2)} (measured max ${measured.score_gap.all.max})`,
+  );
+});
 
 t.test('the default model is served the text and token ids it was trained on, byte for byte', async (t) => {
   const encoder = await useLite();
