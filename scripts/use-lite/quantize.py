@@ -1,5 +1,6 @@
 """Builds models/use-lite-int8/ from models/use-lite/: the same encoder with its ten weight matrices in
-int8, for the turn verifier (its MatMuls take ~90 % of a /verify-turn request's CPU; docs/performance.md).
+int8, for the turn verifier (its MatMuls are ~88 % of the encoder's time, and the encoder most of a
+/verify-turn request's; docs/concurrency.md).
 
 Each MatMul x @ W becomes an integer product on onnxruntime's u8 x s8 kernels:
   - W per output column, symmetric, 7 bits (|q| <= 63): without VNNI, x86 kernels sum pairs of u8 x s8
