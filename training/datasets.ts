@@ -1,5 +1,5 @@
 // The verifier's training sources in ../shared/data, read into requests as a client would send them
-// (task, dialogue, candidates), for features.ts (training) and int8-agreement.ts (serving check).
+// (task, dialogue, candidates), for features.ts (training) and int8-scores.ts (serving check).
 import { readFileSync } from 'node:fs';
 import type { DialogueTurn, VerifyTask } from '../src/contracts/verify-turn.js';
 import { mathdialRows } from './mathdial.js';

@@ -5,6 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SentenceEncoder } from '../src/text/encoder.js';
+import { cosine } from '../src/text/similarity.js';
 import { loadVerifier } from '../src/verify/verifier.js';
 import { bridgeExamples, codingExamples, mathdialExamples, mrbenchExamples } from './datasets.js';
 
@@ -37,8 +38,7 @@ for (const [i, e] of requests.entries()) {
     int8: b.map((c) => c.score),
     float_dimensions: a.map((c) => Object.values(c.dimensions ?? {})),
     int8_dimensions: b.map((c) => Object.values(c.dimensions ?? {})),
-    // Both encoders' sentence embeddings are unit length.
-    cosine: fa.map((v, j) => v.reduce((s, x, k) => s + x * fb[j]![k]!, 0)),
+    cosine: fa.map((v, j) => cosine(v, fb[j]!)),
   });
 }
 writeFileSync(`${BUILD}int8_scores.json`, JSON.stringify({ float_encoder: float.manifest.name, int8_encoder: int8.manifest.name, rows }));
