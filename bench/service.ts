@@ -6,8 +6,10 @@ import { createInterface } from 'node:readline';
  * The production build in its own process, started as `npm start` starts it; resolves with its address
  * once it is ready and every capability has loaded, so no measurement overlaps model loading.
  */
-export async function startBuiltService(env: Record<string, string> = {}): Promise<{ base: string; child: ChildProcess }> {
-  const root = new URL('..', import.meta.url);
+export async function startBuiltService(
+  env: Record<string, string> = {},
+  root: URL = new URL('..', import.meta.url),
+): Promise<{ base: string; child: ChildProcess }> {
   // package.json's start command itself, its environment included; `exec env` keeps the child's pid node's,
   // whose resident memory the benches read.
   const start = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { start: string } }).scripts.start;

@@ -3,6 +3,8 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { PlanLimits } from './plan/parse.js';
+import { RewardProfileSchema } from './contracts/gaming.js';
+import { DEFAULT_RUN_CONFIG } from './contracts/runs.js';
 
 // proxy-addr's names for address ranges, or an address with an optional prefix length.
 function isProxyAddress(a: string): boolean {
@@ -62,6 +64,9 @@ export const ConfigSchema = z
     MAX_COMPLETION_BYTES: int(256 * 1024).describe('longer completion text is gated `plan_too_large`'),
     MAX_STEPS_PER_PLAN: int(1000).describe('a plan with more steps is gated `plan_too_large`'),
     LAMBDA_HARD: z.coerce.number().min(0).default(10).describe('default λ_hard (a request may override it)'),
+    REWARD_PROFILE: RewardProfileSchema.default(DEFAULT_RUN_CONFIG.reward_profile).describe(
+      'reward profile of new runs and of stateless requests: `paper` (PersonalPlan as published) or `guarded` (credit capped where a gaming signal fires); a run or a request may set its own',
+    ),
     STATE_DIR: z.string().min(1).default('./state').describe('where `runs.sqlite` (run configuration, weights, EMA, open steps, history, receipts) lives'),
     STATE_URL: z
       .string()

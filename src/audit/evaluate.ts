@@ -3,9 +3,7 @@ import type { Profile } from '../contracts/profile.js';
 import { absoluteScore, INITIAL_WEIGHTS } from '../grpo/compose.js';
 import type { ResolvedPalette } from '../plan/palette.js';
 import type { PlanLimits } from '../plan/parse.js';
-import { SignalCoverage } from '../rewards/personalization/reward.js';
-import { profileSignals } from '../rewards/personalization/signals.js';
-import { evaluatePlan, type GateOptions, type PlanEvaluation } from '../scoring/evaluate-plan.js';
+import { evaluatePlan, groupContext, type GateOptions, type GroupContext, type PlanEvaluation } from '../scoring/evaluate-plan.js';
 import type { AuditRecord } from './record.js';
 
 export interface RecordResult {
@@ -20,8 +18,8 @@ export interface RecordResult {
  * once and compiles each distinct profile's signals once: audit files repeat a few profiles many times.
  */
 export class RecordEvaluator {
-  // Keyed by the profile's JSON text; bounded so a file of all-distinct profiles cannot grow it.
-  private readonly coverage = new LRUCache<string, SignalCoverage>({ max: 512 });
+  // Keyed by the query and profile's JSON text; bounded so a file of all-distinct ones cannot grow it.
+  private readonly contexts = new LRUCache<string, GroupContext>({ max: 64 });
 
   constructor(
     readonly palette: ResolvedPalette,
@@ -30,21 +28,20 @@ export class RecordEvaluator {
   ) {}
 
   evaluate(record: AuditRecord): RecordResult {
-    const coverage = record.profile === undefined ? null : this.coverageOf(record.profile);
-    const evaluation = evaluatePlan(record.completion, coverage, this.palette, this.limits, this.gate);
+    const evaluation = evaluatePlan(record.completion, this.contextOf(record.query, record.profile), this.palette, this.limits, this.gate);
     return {
       evaluation,
       score: absoluteScore(evaluation.raw, evaluation.gate.failed, INITIAL_WEIGHTS),
-      hasProfile: coverage !== null,
+      hasProfile: record.profile !== undefined,
     };
   }
 
-  private coverageOf(profile: Profile): SignalCoverage {
-    const key = JSON.stringify(profile); // a free-text profile becomes a quoted string: no clash with an object
-    let c = this.coverage.get(key);
+  private contextOf(query: string | undefined, profile: Profile | undefined): GroupContext {
+    const key = JSON.stringify([query ?? null, profile ?? null]); // a free-text profile becomes a quoted string: no clash with an object
+    let c = this.contexts.get(key);
     if (!c) {
-      c = new SignalCoverage(profileSignals(profile));
-      this.coverage.set(key, c);
+      c = groupContext(query, profile);
+      this.contexts.set(key, c);
     }
     return c;
   }

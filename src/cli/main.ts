@@ -2,7 +2,6 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readFile, stat, writeFile } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { PaletteSchema } from '../contracts/palette.js';
 import { loadConfig, planLimits } from '../config.js';
 import { resolvePalette, type ResolvedPalette } from '../plan/palette.js';
@@ -12,6 +11,8 @@ import { auditTables, renderMarkdown, renderText } from '../audit/render.js';
 import { auditDocument, auditStream } from '../audit/run.js';
 import { COMPLETION_FIELDS } from '../audit/record.js';
 import { Progress } from './progress.js';
+import { REDTEAM_USAGE, redteamCommand } from './redteam.js';
+import { commandArgs, UsageError } from './usage.js';
 
 // The command-line shell: arguments, files, exit codes. Everything it reports is computed in src/audit/.
 
@@ -44,23 +45,23 @@ export interface CliIO {
   stderrIsTTY: boolean;
 }
 
-class UsageError extends Error {
-  override name = 'UsageError';
-}
-
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
   try {
     const [command, ...rest] = argv;
     if (command === '-h' || command === '--help' || command === 'help') {
-      io.stdout.write(USAGE);
+      io.stdout.write(`${USAGE}\n${REDTEAM_USAGE}`);
       return EXIT_OK;
     }
     if (command === undefined) throw new UsageError('missing command');
+    if (command === 'redteam') {
+      await redteamCommand(rest, io.stdout);
+      return EXIT_OK;
+    }
     if (command !== 'audit') throw new UsageError(`unknown command "${command}"`);
     return await audit(rest, io);
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr.write(`plan-reward: ${err.message}\n\n${USAGE}`);
+      io.stderr.write(`plan-reward: ${err.message}\n\n${USAGE}\n${REDTEAM_USAGE}`);
       return EXIT_USAGE;
     }
     io.stderr.write(`plan-reward: ${(err as Error).message}\n`);
@@ -68,25 +69,14 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   }
 }
 
-function auditArgs(argv: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        out: { type: 'string' },
-        palette: { type: 'string' },
-        strict: { type: 'boolean', default: false },
-        quiet: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (err) {
-    // parseArgs names the offending flag ("Unknown option '--x'"); keep its wording.
-    throw new UsageError((err as Error).message);
-  }
-}
+const auditArgs = (argv: readonly string[]) =>
+  commandArgs(argv, {
+    out: { type: 'string' },
+    palette: { type: 'string' },
+    strict: { type: 'boolean', default: false },
+    quiet: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  });
 
 async function audit(argv: readonly string[], io: CliIO): Promise<number> {
   const { values, positionals } = auditArgs(argv);
@@ -104,7 +94,7 @@ async function audit(argv: readonly string[], io: CliIO): Promise<number> {
   const palette = values.palette === undefined ? resolvePalette(undefined) : await loadPalette(values.palette);
   const config = loadConfig();
   const limits = planLimits(config);
-  const evaluator = new RecordEvaluator(palette, limits, { strict: values.strict, lambda_hard: config.LAMBDA_HARD });
+  const evaluator = new RecordEvaluator(palette, limits, { strict: values.strict, lambda_hard: config.LAMBDA_HARD, reward_profile: config.REWARD_PROFILE });
 
   const outDir = values.out ?? `${input}.audit`;
   await mkdir(outDir, { recursive: true });
@@ -134,6 +124,7 @@ async function audit(argv: readonly string[], io: CliIO): Promise<number> {
     options: {
       strict: values.strict,
       lambda_hard: config.LAMBDA_HARD,
+      reward_profile: config.REWARD_PROFILE,
       limits,
       palette: { source: palette.source, tools: [...palette.tools.keys()] },
     },

@@ -36,6 +36,7 @@ export const OpenRlhfResponseSchema = z
       pers: z.array(z.number()),
       ped: z.array(z.number()),
       gated: z.array(z.number()).describe('1 when the hard gate closed'),
+      flagged: z.array(z.number()).describe('1 when the plan raised a gaming signal'),
       step: z.array(z.number()).describe('The run step each sample was counted in'),
       profile_ignored: z.array(z.number()).describe('1 when the label could not be read as a profile: the sample was scored without one'),
     }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RewardProfileSchema } from './gaming.js';
 
 /** Every compute route's `options.deadline_ms`. */
 export const DeadlineMsSchema = z
@@ -15,6 +16,9 @@ export const ScoringOptionsSchema = z
   .object({
     strict: z.boolean().optional().describe('Gate on every violation (MAP-PPL admission gate). Default false.'),
     lambda_hard: z.number().min(0).max(1e6).optional().describe('λ_hard, the hard-gate penalty. Default from LAMBDA_HARD (10).'),
+    reward_profile: RewardProfileSchema.optional().describe(
+      "paper: PersonalPlan's soft rewards exactly as published. guarded: credit capped where a gaming signal fires (docs/rewards.md §10). Default: the run's, else REWARD_PROFILE (paper)",
+    ),
     epsilon: z.number().gt(0).max(1).optional().describe('ε in the z-score and advantage denominators. Default 1e-6.'),
     tau: z.number().min(0).max(1).optional().describe('τ: an axis whose group std is below τ gets z = 0. Default 1e-6.'),
     ddof: z
@@ -36,6 +40,7 @@ export const ResolvedOptionsSchema = z
   .object({
     strict: z.boolean(),
     lambda_hard: z.number(),
+    reward_profile: RewardProfileSchema,
     epsilon: z.number(),
     tau: z.number(),
     ddof: z.union([z.literal(0), z.literal(1)]),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PHASES } from './palette.js';
 import { SIGNAL_SOURCES } from './profile.js';
+import { GAMING_SIGNAL_CODES, GAMING_SIGNAL_MEANINGS, GamingSchema } from './gaming.js';
 import { GATE_CLASSES, NORMALIZATION_RULES, SEVERITIES, VIOLATION_CODES } from './violations.js';
 
 // Response-side contracts shared by /score-plan and /validate-plan.
@@ -115,7 +116,11 @@ export const ProfileSignalSchema = z
   .meta({ id: 'ProfileSignal' });
 export type ProfileSignal = z.infer<typeof ProfileSignalSchema>;
 
-export const VersionsSchema = z.object({ service: z.string(), lexicon: z.string(), phases: z.string() }).meta({ id: 'Versions' });
+export const VersionsSchema = z.object({ service: z.string(), lexicon: z.string(), phases: z.string(), gaming: z.string() }).meta({ id: 'Versions' });
+
+export const GamingFlagsSchema = z
+  .array(z.enum(GAMING_SIGNAL_CODES))
+  .describe(`The gaming signals the plan raised, evidence in \`gaming\` (${GAMING_SIGNAL_MEANINGS})`);
 
 export const PaletteInfoSchema = z.object({ source: z.enum(['default', 'request']), tools: z.array(z.string()) }).meta({ id: 'PaletteInfo' });
 
@@ -123,7 +128,8 @@ export const PaletteInfoSchema = z.object({ source: z.enum(['default', 'request'
 export const PlanEvaluationFields = {
   gate: GateSchema,
   raw: AxisVectorSchema.describe('Raw soft rewards R_ik (0 on every axis when the plan did not parse)'),
-  components: ComponentsSchema.nullable().describe('null when the plan did not parse into the schema'),
+  components: ComponentsSchema.nullable().describe("The paper's reward components; null when the plan did not parse into the schema"),
+  gaming: GamingSchema.nullable().describe('Gaming signals with their evidence, and what the guarded profile credits; null when the plan did not parse'),
   violations: z.array(ViolationSchema),
   normalizations: z.array(NormalizationSchema),
   topology: TopologySchema.nullable(),

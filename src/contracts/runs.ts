@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AxisVectorSchema } from './results.js';
+import { RewardProfileSchema } from './gaming.js';
 
 const unit = z.number().min(0).max(1);
 
@@ -16,6 +17,7 @@ const RunConfigFields = z.object({
     .object({ struct: z.number().min(0).max(1e6), pers: z.number().min(0).max(1e6), ped: z.number().min(0).max(1e6) })
     .describe('Initial weights (normalized to sum 1)'),
   lambda_hard: z.number().min(0).max(1e6),
+  reward_profile: RewardProfileSchema,
   epsilon: z.number().gt(0).max(1),
   tau: z.number().min(0).max(1),
   ddof: z.union([z.literal(0), z.literal(1)]),
@@ -52,6 +54,7 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
   w_max: 0.7,
   w0: { struct: 1 / 3, pers: 1 / 3, ped: 1 / 3 },
   lambda_hard: 10,
+  reward_profile: 'paper',
   epsilon: 1e-6,
   tau: 1e-6,
   ddof: 0,
@@ -89,6 +92,17 @@ export const HistoryRowSchema = z
       .nullable()
       .describe(
         'Mean over the step’s groups of the mean pairwise structural distance of their plans (1 − Jaccard of role → role dependency edges): 0 when every group’s plans share one structure. null when no group had two readable plans, or the step was finalized before the field existed',
+      ),
+    flagged: z
+      .number()
+      .int()
+      .nullable()
+      .describe('Plans of the step that raised any gaming signal; null for steps finalized (or begun) before the field existed'),
+    gaming: z
+      .record(z.string(), z.number().int())
+      .nullable()
+      .describe(
+        'Plans of the step per gaming signal code (GamingSignal.code; a plan with two signals counts in both); null for steps finalized (or begun) before the field existed',
       ),
   })
   .meta({ id: 'StepHistory' });

@@ -4,7 +4,7 @@ import { RunIdSchema, RunStepInfoSchema } from './runs.js';
 import { ResolvedOptionsSchema, ScoringOptionsSchema } from './options.js';
 import { PaletteSchema } from './palette.js';
 import { ProfileSchema } from './profile.js';
-import { AxisVectorSchema, PaletteInfoSchema, PlanEvaluationFields, ProfileSignalSchema, VersionsSchema } from './results.js';
+import { AxisVectorSchema, GamingFlagsSchema, PaletteInfoSchema, PlanEvaluationFields, ProfileSignalSchema, VersionsSchema } from './results.js';
 
 // Anything is accepted as a completion: a plan that is not a string or object is gated as a parse error,
 // never a request error (a malformed plan inside a valid request is scored, not rejected).
@@ -47,6 +47,7 @@ const PlanScoreSchema = z
     advantage: z.number().describe('A_i = (R_i − μ_R) / (σ_R + ε) within the group'),
     score: z.number().describe('0 if gated, else Σ_k w_k R_ik ∈ [0, 1]'),
     z: AxisVectorSchema.describe('Group z-scores z_ik'),
+    gaming_flags: GamingFlagsSchema,
     ...PlanEvaluationFields,
   })
   .meta({ id: 'PlanScore' });
@@ -58,6 +59,7 @@ const PlanRewardSchema = z
     advantage: PlanScoreSchema.shape.advantage,
     score: PlanScoreSchema.shape.score,
     z: PlanScoreSchema.shape.z,
+    gaming_flags: GamingFlagsSchema,
     gate: PlanEvaluationFields.gate,
     raw: PlanEvaluationFields.raw,
   })

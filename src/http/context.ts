@@ -36,7 +36,7 @@ export interface ScoringContext {
 }
 
 export function serviceDefaults(config: Config): ScoringDefaults {
-  return { ...DEFAULT_SCORING, lambda_hard: config.LAMBDA_HARD };
+  return { ...DEFAULT_SCORING, lambda_hard: config.LAMBDA_HARD, reward_profile: config.REWARD_PROFILE };
 }
 
 export const runDeps = (ctx: ScoringContext): RunDeps => ({ ledger: ctx.ledger, replies: ctx.replies, turns: ctx.turns, serviceDefaults: ctx.defaults });

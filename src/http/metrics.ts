@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { GAMING_SIGNAL_CODES } from '../contracts/gaming.js';
 import { VIOLATION_CODES } from '../contracts/violations.js';
 import { SOFT_AXES } from '../grpo/compose.js';
 import type { ScoreSummary } from '../scoring/score-groups.js';
@@ -7,7 +8,8 @@ import type { Capability } from './capability.js';
 import type { WorkPool } from './work/pool.js';
 
 // Labels are bounded: a route is its pattern (`/runs/:id`, or `unmatched`), a run is one of at most
-// MAX_RUNS and its series are dropped when the run is deleted, a gate reason is one of the violation codes.
+// MAX_RUNS and its series are dropped when the run is deleted, a gate reason is one of the violation codes,
+// a signal one of the gaming signal codes.
 export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilities: Record<string, Capability<unknown>>): void {
   const register = new Registry();
   collectDefaultMetrics({ register });
@@ -79,6 +81,12 @@ export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilitie
   });
   const plans = new Counter({ name: 'tutor_plans_scored_total', help: 'Plans scored, per run', labelNames: ['run'], registers: [register] });
   const gated = new Counter({ name: 'tutor_plans_gated_total', help: 'Plans gated, per run and reason', labelNames: ['run', 'reason'], registers: [register] });
+  const flagged = new Counter({
+    name: 'tutor_plans_flagged_total',
+    help: 'Plans that raised a gaming signal, per run and signal',
+    labelNames: ['run', 'signal'],
+    registers: [register],
+  });
   const late = new Counter({
     name: 'tutor_late_plans_total',
     help: 'Plans of already finalized steps (scored, not counted)',
@@ -98,6 +106,7 @@ export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilitie
     const run = s.run?.id ?? 'none';
     plans.inc({ run }, s.plans);
     for (const [reason, n] of Object.entries(s.gate_reasons)) gated.inc({ run, reason }, n);
+    for (const [signal, n] of Object.entries(s.gaming)) flagged.inc({ run, signal }, n);
     if (!s.run) return;
     if (s.run.status === 'late') late.inc({ run }, s.plans);
     step.set({ run }, s.run.step);
@@ -123,6 +132,7 @@ export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilitie
       const run = (req.params as { id: string }).id;
       for (const m of [plans, late, step]) m.remove({ run });
       for (const reason of Object.keys(VIOLATION_CODES)) gated.remove({ run, reason });
+      for (const signal of GAMING_SIGNAL_CODES) flagged.remove({ run, signal });
       for (const m of [weight, ema]) for (const axis of SOFT_AXES) m.remove({ run, axis });
     }
   });

@@ -55,6 +55,13 @@ function validConfig(candidate: unknown): RunConfig {
   return parsed.data;
 }
 
+/** A step's per-code counts so far plus a request's. */
+function addCounts(sum: Readonly<Record<string, number>>, more: Readonly<Record<string, number>>): Record<string, number> {
+  const out = { ...sum };
+  for (const [code, n] of Object.entries(more)) out[code] = (out[code] ?? 0) + n;
+  return out;
+}
+
 const normalize = (w: AxisVector): AxisVector => {
   const t = w.struct + w.pers + w.ped;
   return { struct: w.struct / t, pers: w.pers / t, ped: w.ped / t };
@@ -71,7 +78,7 @@ const normalize = (w: AxisVector): AxisVector => {
 export class RunLedger {
   constructor(
     private readonly store: RunStore,
-    private readonly defaults: { lambda_hard: number; maxRuns: number },
+    private readonly defaults: Pick<ScoringDefaults, 'lambda_hard' | 'reward_profile'> & { maxRuns: number },
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -84,7 +91,7 @@ export class RunLedger {
   }
 
   private newRun(id: string, patch: RunConfigPatch): RunRecord {
-    const config = validConfig({ ...DEFAULT_RUN_CONFIG, lambda_hard: this.defaults.lambda_hard, ...patch });
+    const config = validConfig({ ...DEFAULT_RUN_CONFIG, lambda_hard: this.defaults.lambda_hard, reward_profile: this.defaults.reward_profile, ...patch });
     const at = this.now().toISOString();
     return { id, config, weights: normalize(config.w0), ema: null, last_finalized_step: null, finalized_steps: 0, created_at: at, updated_at: at };
   }
@@ -151,9 +158,16 @@ export class RunLedger {
   /**
    * Counts a scored request into its run, in one transaction: the replay check, which step it belongs to
    * and the weights that apply, the steps it finalizes, its plans, and its receipt. `judgedWith` is the
-   * λ_hard its plans were gated with; if the run's has changed since, nothing is counted ('stale').
+   * run defaults its plans were judged with (λ_hard, reward profile); if the run's have changed since,
+   * nothing is counted ('stale').
    */
-  count(id: string, step: number | undefined, tally: Tally, judgedWith: number, receipt?: { key: string; fingerprint: string }): Promise<Counted> {
+  count(
+    id: string,
+    step: number | undefined,
+    tally: Tally,
+    judgedWith: Pick<ScoringDefaults, 'lambda_hard' | 'reward_profile'>,
+    receipt?: { key: string; fingerprint: string },
+  ): Promise<Counted> {
     return this.store.withRun(id, async (tx): Promise<Counted> => {
       if (receipt) {
         const known = await tx.receipt(receipt.key);
@@ -161,7 +175,7 @@ export class RunLedger {
       }
       let run = await this.loadOrCreate(tx, id);
       const defaults = scoringDefaultsOf(run.config);
-      if (defaults.lambda_hard !== judgedWith) return { kind: 'stale', defaults };
+      if (defaults.lambda_hard !== judgedWith.lambda_hard || defaults.reward_profile !== judgedWith.reward_profile) return { kind: 'stale', defaults };
       let open = await tx.openStep();
       const finalized: HistoryRow[] = [];
       const fold = async (o: OpenStep) => {
@@ -204,15 +218,17 @@ export class RunLedger {
               gated: 0,
               requests: 0,
               gate_reasons: {},
+              flagged: 0,
+              gaming: {},
             };
-        const gateReasons = { ...current.gate_reasons };
-        for (const [reason, n] of Object.entries(tally.gateReasons)) gateReasons[reason] = (gateReasons[reason] ?? 0) + n;
         const grown: OpenStep = {
           ...current,
           plans: current.plans + tally.raws.length,
           gated: current.gated + tally.gated,
           requests: current.requests + 1,
-          gate_reasons: gateReasons,
+          gate_reasons: addCounts(current.gate_reasons, tally.gateReasons),
+          flagged: current.flagged === null ? null : current.flagged + tally.flagged,
+          gaming: current.gaming === null ? null : addCounts(current.gaming, tally.gaming),
         };
         await tx.saveOpenStep(grown);
         await tx.addValues(grown.step, tally.raws, tally.diversities);
@@ -252,6 +268,8 @@ export class RunLedger {
       finalized_at: at,
       gate_reasons: open.gate_reasons,
       diversity: values.diversity.length === 0 ? null : orderIndependentMean(values.diversity),
+      flagged: open.flagged,
+      gaming: open.gaming,
     };
     const after: RunRecord = { ...run, weights: weightsAfter, ema, last_finalized_step: open.step, finalized_steps: run.finalized_steps + 1, updated_at: at };
     await tx.finalizeStep(after, row);

@@ -60,6 +60,10 @@ const MIGRATIONS = [
   `ALTER TABLE history ADD COLUMN gate_reasons text, ADD COLUMN diversity double precision;
    ALTER TABLE open_steps ADD COLUMN gate_reasons text NOT NULL DEFAULT '{}';
    ALTER TABLE step_values ADD COLUMN diversity bytea NOT NULL DEFAULT '\\x';`,
+  // 3: plans flagged by gaming signals per step; NULL in steps finalized before, and in a step open across
+  // the upgrade, whose earlier plans were not counted (a gap, not a zero).
+  `ALTER TABLE history ADD COLUMN flagged integer, ADD COLUMN gaming text;
+   ALTER TABLE open_steps ADD COLUMN flagged integer, ADD COLUMN gaming text;`,
 ];
 
 // Any 64-bit constants: the keys of the locks migrations and run creation take.

@@ -68,14 +68,14 @@ export interface PlanScorer<J> {
   ): { summary: ScoreSummary; write: (run: StepInfo | null) => JsonPieces | Promise<JsonPieces> };
 }
 
-/** Judges once per distinct gate (a run's λ_hard may change while a request waits for its turn). */
+/** Judges once per distinct gate and profile (a run's may change while a request waits for its turn). */
 function memoJudge<J>(judge: (gate: GateOptions) => Promise<J>): (o: ResolvedOptions) => Promise<J> {
   const seen = new Map<string, Promise<J>>();
   return (o) => {
-    const key = `${o.strict}/${o.lambda_hard}`;
+    const key = `${o.strict}/${o.lambda_hard}/${o.reward_profile}`;
     let p = seen.get(key);
     if (!p) {
-      p = judge({ strict: o.strict, lambda_hard: o.lambda_hard });
+      p = judge({ strict: o.strict, lambda_hard: o.lambda_hard, reward_profile: o.reward_profile });
       p.catch(() => undefined); // awaited later, or dropped when the request ends first
       seen.set(key, p);
     }
@@ -104,7 +104,7 @@ async function countJudged<J>(
     const judgement = await judged(defaults);
     if (signal.aborted) throw signal.reason as Error;
     fingerprint ??= receipt?.fingerprint(judgement);
-    const counted = await deps.ledger.count(runId, step, tally(judgement), defaults.lambda_hard, receipt && { key: receipt.key, fingerprint: fingerprint! });
+    const counted = await deps.ledger.count(runId, step, tally(judgement), defaults, receipt && { key: receipt.key, fingerprint: fingerprint! });
     if (counted.kind !== 'stale') return { judgement, counted };
     defaults = counted.defaults;
   }
@@ -196,7 +196,7 @@ export async function scoreSamplesInRun(
   signal: AbortSignal,
 ): Promise<{ scores: SampleResult[]; step: number; summary: ScoreSummary }> {
   const judged = memoJudge(judge);
-  const byDefaults = (d: ScoringDefaults) => judged({ ...deps.serviceDefaults, strict: false, lambda_hard: d.lambda_hard });
+  const byDefaults = (d: ScoringDefaults) => judged({ ...deps.serviceDefaults, strict: false, lambda_hard: d.lambda_hard, reward_profile: d.reward_profile });
   const onArrival = runDefaults(deps, runId);
   void onArrival.then(byDefaults).catch(() => undefined);
   return deps.turns.inTurn(runId, signal, async () => {

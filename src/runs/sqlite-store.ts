@@ -60,6 +60,12 @@ const MIGRATIONS = [
    ALTER TABLE history ADD COLUMN diversity REAL;
    ALTER TABLE open_steps ADD COLUMN gate_reasons TEXT NOT NULL DEFAULT '{}';
    ALTER TABLE step_values ADD COLUMN diversity BLOB NOT NULL DEFAULT x'';`,
+  // 4: plans flagged by gaming signals per step; NULL in steps finalized before, and in a step open across
+  // the upgrade, whose earlier plans were not counted (a gap, not a zero).
+  `ALTER TABLE history ADD COLUMN flagged INTEGER;
+   ALTER TABLE history ADD COLUMN gaming TEXT;
+   ALTER TABLE open_steps ADD COLUMN flagged INTEGER;
+   ALTER TABLE open_steps ADD COLUMN gaming TEXT;`,
 ];
 
 /**

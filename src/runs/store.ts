@@ -26,6 +26,12 @@ export interface OpenStep {
   requests: number;
   /** Gated plans per gate reason so far. */
   gate_reasons: Record<string, number>;
+  /**
+   * Plans that raised any gaming signal so far, and plans per signal; null when the step began before the
+   * service counted them, so that it finalizes with a gap rather than a partial count.
+   */
+  flagged: number | null;
+  gaming: Record<string, number> | null;
 }
 
 /** A step's raw values: each plan's axis values, and each group's diversity (summed in a fixed order at finalizing). */
@@ -160,13 +166,15 @@ export const HISTORY_COLUMNS = [
   'finalized_at',
   'gate_reasons',
   'diversity',
+  'flagged',
+  'gaming',
 ] as const;
 export type HistoryColumns = {
   [K in (typeof HISTORY_COLUMNS)[number]]: K extends 'finalized_at'
     ? string
-    : K extends 'gate_reasons'
+    : K extends 'gate_reasons' | 'gaming'
       ? string | null
-      : K extends 'diversity'
+      : K extends 'diversity' | 'flagged'
         ? number | null
         : number;
 };
@@ -194,6 +202,8 @@ export function historyColumns(row: HistoryRow): HistoryColumns {
     finalized_at: row.finalized_at,
     gate_reasons: row.gate_reasons === null ? null : JSON.stringify(row.gate_reasons),
     diversity: row.diversity,
+    flagged: row.flagged,
+    gaming: row.gaming === null ? null : JSON.stringify(row.gaming),
   };
 }
 
@@ -213,6 +223,8 @@ export function historyRow(r: HistoryColumns): HistoryRow {
     finalized_at: r.finalized_at,
     gate_reasons: r.gate_reasons === null ? null : (JSON.parse(r.gate_reasons) as Record<string, number>),
     diversity: r.diversity,
+    flagged: r.flagged,
+    gaming: r.gaming === null ? null : (JSON.parse(r.gaming) as Record<string, number>),
   };
 }
 
@@ -241,7 +253,8 @@ export const runColumns = (run: RunRecord): RunColumns => ({
 
 export const runRecord = (r: RunColumns): RunRecord => ({
   id: r.id,
-  config: JSON.parse(r.config) as RunConfig,
+  // Runs configured before reward profiles existed were scored with the paper's rewards.
+  config: { reward_profile: 'paper', ...(JSON.parse(r.config) as Omit<RunConfig, 'reward_profile'>) },
   weights: JSON.parse(r.weights) as AxisVector,
   ema: r.ema === null ? null : (JSON.parse(r.ema) as AxisVector),
   last_finalized_step: r.last_finalized_step,
@@ -258,16 +271,19 @@ export interface OpenStepColumns {
   gated: number;
   requests: number;
   gate_reasons: string;
+  flagged: number | null;
+  gaming: string | null;
 }
 
 /** The open_steps columns after run_id, in table order, for both engines' statements. */
-export const OPEN_STEP_COLUMNS = ['step', 'auto', 'weights', 'plans', 'gated', 'requests', 'gate_reasons'] as const;
+export const OPEN_STEP_COLUMNS = ['step', 'auto', 'weights', 'plans', 'gated', 'requests', 'gate_reasons', 'flagged', 'gaming'] as const;
 
 export const openStepColumns = (o: OpenStep): OpenStepColumns => ({
   ...o,
   auto: o.auto ? 1 : 0,
   weights: JSON.stringify(o.weights),
   gate_reasons: JSON.stringify(o.gate_reasons),
+  gaming: o.gaming === null ? null : JSON.stringify(o.gaming),
 });
 export const openStep = (r: OpenStepColumns): OpenStep => ({
   step: r.step,
@@ -277,4 +293,6 @@ export const openStep = (r: OpenStepColumns): OpenStep => ({
   gated: r.gated,
   requests: r.requests,
   gate_reasons: JSON.parse(r.gate_reasons) as Record<string, number>,
+  flagged: r.flagged,
+  gaming: r.gaming === null ? null : (JSON.parse(r.gaming) as Record<string, number>),
 });

@@ -2,16 +2,36 @@ import { analyzePlan } from '../plan/analyze.js';
 import type { ResolvedPalette } from '../plan/palette.js';
 import { parsePlan, type PlanLimits } from '../plan/parse.js';
 import type { Plan } from '../contracts/plan.js';
-import type { Gate, Normalization, PedagogyReward, PersonalizationReward, StructuralReward, Topology, Violation } from '../contracts/results.js';
+import type { Profile } from '../contracts/profile.js';
+import type { Gaming, GamingSignalCode, RewardProfile } from '../contracts/gaming.js';
+import type { Gate, Normalization, PedagogyReward, PersonalizationReward, ProfileSignal, StructuralReward, Topology, Violation } from '../contracts/results.js';
 import type { AxisVector } from '../grpo/compose.js';
+import { guardedCredit } from '../rewards/gaming/guarded.js';
+import { gamingContext, readGaming, type GamingContext } from '../rewards/gaming/signals.js';
+import { GAMING_VERSION } from '../rewards/gaming/thresholds.js';
 import { hardGate } from '../rewards/hard-gate.js';
 import { pedagogyReward } from '../rewards/pedagogy/reward.js';
-import type { SignalCoverage } from '../rewards/personalization/reward.js';
+import { SignalCoverage } from '../rewards/personalization/reward.js';
+import { profileSignals } from '../rewards/personalization/signals.js';
 import { structuralReward } from '../rewards/structural.js';
 
+/** What judging a plan depends on besides the plan: the gate and the reward profile. */
 export interface GateOptions {
   strict: boolean;
   lambda_hard: number;
+  reward_profile: RewardProfile;
+}
+
+/** What scoring reads of a rollout group besides its plans, built once per group. */
+export interface GroupContext extends GamingContext {
+  signals: ProfileSignal[];
+}
+
+/** Without a profile (validate-plan) R_pers is reported as 0 with no signals; without a query, off_topic is not judged. */
+export function groupContext(query: string | null | undefined, profile: Profile | undefined): GroupContext {
+  const signals = profile === undefined ? [] : profileSignals(profile);
+  const coverage = profile === undefined ? null : new SignalCoverage(signals);
+  return { ...gamingContext(query, profile, coverage), signals };
 }
 
 interface Components {
@@ -26,8 +46,12 @@ export interface PlanEvaluation {
   /** The plan as read, when it parsed. */
   plan: Plan | null;
   gate: Gate;
+  /** The soft rewards of the reward profile it was judged with. */
   raw: AxisVector;
   components: Components | null;
+  /** null when the plan did not parse. */
+  gaming: Gaming | null;
+  gaming_flags: GamingSignalCode[];
   violations: Violation[];
   normalizations: Normalization[];
   topology: Topology | null;
@@ -35,14 +59,7 @@ export interface PlanEvaluation {
 
 const ZERO: AxisVector = { struct: 0, pers: 0, ped: 0 };
 
-/** `coverage` is null when no profile was given (validate-plan): R_pers is then reported as 0 with no signals. */
-export function evaluatePlan(
-  completion: unknown,
-  coverage: SignalCoverage | null,
-  palette: ResolvedPalette,
-  limits: PlanLimits,
-  gate: GateOptions,
-): PlanEvaluation {
+export function evaluatePlan(completion: unknown, group: GamingContext, palette: ResolvedPalette, limits: PlanLimits, gate: GateOptions): PlanEvaluation {
   const parsed = parsePlan(completion, limits);
   if (!parsed.ok) {
     // A plan that does not parse into the schema scores 0 on every soft axis (PersonalPlan §3.3).
@@ -52,6 +69,8 @@ export function evaluatePlan(
       gate: hardGate(parsed.violations, gate.lambda_hard, gate.strict),
       raw: ZERO,
       components: null,
+      gaming: null,
+      gaming_flags: [],
       violations: parsed.violations,
       normalizations: parsed.normalizations,
       topology: null,
@@ -59,15 +78,19 @@ export function evaluatePlan(
   }
   const analysis = analyzePlan(parsed.plan, palette);
   const struct = structuralReward(analysis, palette);
-  const pers = coverage ? coverage.score(parsed.plan) : null;
+  const pers = group.coverage ? group.coverage.score(parsed.plan) : null;
   const ped = pedagogyReward(analysis, palette);
+  const reading = readGaming(analysis, palette, pers, ped, group);
+  const guarded = guardedCredit(struct, pers, reading, parsed.plan.steps.length, analysis.dependencies.declaredEdges);
   const violations = [...analysis.violations, ...parsed.warnings];
   return {
     parsed: true,
     plan: parsed.plan,
     gate: hardGate(violations, gate.lambda_hard, gate.strict),
-    raw: { struct: struct.value, pers: pers?.value ?? 0, ped: ped.value },
+    raw: gate.reward_profile === 'guarded' ? guarded.raw : { struct: struct.value, pers: pers?.value ?? 0, ped: ped.value },
     components: { struct, pers, ped },
+    gaming: { flagged: reading.signals.length > 0, signals: reading.signals, guarded, version: GAMING_VERSION },
+    gaming_flags: reading.signals.map((s) => s.code),
     violations,
     normalizations: parsed.normalizations,
     topology: analysis.topology,

@@ -1,15 +1,14 @@
 import type { ResolvedOptions } from '../contracts/options.js';
 import { DEFAULT_RUN_CONFIG, type RunConfig, type RunStepInfoSchema } from '../contracts/runs.js';
 import type { ViolationCode } from '../contracts/violations.js';
+import type { GamingSignalCode } from '../contracts/gaming.js';
 import type { z } from 'zod';
 import type { ScorePlanRequest, ScorePlanResponse } from '../contracts/score-plan.js';
 import { absoluteScore, composeGroup, INITIAL_WEIGHTS, type SOFT_AXES, type AxisVector } from '../grpo/compose.js';
 import { resolvePalette, type ResolvedPalette } from '../plan/palette.js';
 import type { PlanLimits } from '../plan/parse.js';
-import { SignalCoverage } from '../rewards/personalization/reward.js';
-import { profileSignals } from '../rewards/personalization/signals.js';
 import type { ProfileSignal } from '../contracts/results.js';
-import { evaluatePlan, type GateOptions, type PlanEvaluation } from './evaluate-plan.js';
+import { evaluatePlan, groupContext, type GateOptions, type PlanEvaluation } from './evaluate-plan.js';
 import { groupDiversity } from '../plan-metrics/cross-plan.js';
 import { VERSIONS } from './versions.js';
 
@@ -25,7 +24,7 @@ function meanVector(xs: readonly AxisVector[]): AxisVector {
 
 /** The options a run's configuration sets for scoring its requests. */
 export function scoringDefaultsOf(c: RunConfig): ScoringDefaults {
-  return { lambda_hard: c.lambda_hard, epsilon: c.epsilon, tau: c.tau, ddof: c.ddof };
+  return { lambda_hard: c.lambda_hard, reward_profile: c.reward_profile, epsilon: c.epsilon, tau: c.tau, ddof: c.ddof };
 }
 
 export const DEFAULT_SCORING: ScoringDefaults = scoringDefaultsOf(DEFAULT_RUN_CONFIG);
@@ -34,6 +33,7 @@ export function resolveOptions(o: ScorePlanRequest['options'], defaults: Scoring
   return {
     strict: o?.strict ?? false,
     lambda_hard: o?.lambda_hard ?? defaults.lambda_hard,
+    reward_profile: o?.reward_profile ?? defaults.reward_profile,
     epsilon: o?.epsilon ?? defaults.epsilon,
     tau: o?.tau ?? defaults.tau,
     ddof: o?.ddof ?? defaults.ddof,
@@ -46,6 +46,9 @@ export interface ScoreSummary {
   gated: number;
   /** Gated plans per reason (a plan gated for two reasons counts under each). */
   gate_reasons: Partial<Record<ViolationCode, number>>;
+  /** Plans with at least one gaming signal, and plans per signal (a plan with two counts in both). */
+  flagged: number;
+  gaming: Partial<Record<GamingSignalCode, number>>;
   mean_raw: AxisVector;
   /** The run the plans were counted in, once they were. */
   run?: { id: string; step: number; status: z.infer<typeof RunStepInfoSchema>['status']; weights: AxisVector; ema: AxisVector | null };
@@ -53,14 +56,16 @@ export interface ScoreSummary {
 
 /** What a request's judged plans come to, for its log line and the metrics. */
 export function summaryOf(plans: readonly Judged[], groups: number): ScoreSummary {
-  const { raws, gated, gateReasons } = tallyOf(plans, []);
-  return { groups, plans: plans.length, gated, gate_reasons: gateReasons, mean_raw: meanVector(raws) };
+  const { raws, gated, gateReasons, flagged, gaming } = tallyOf(plans, []);
+  return { groups, plans: plans.length, gated, gate_reasons: gateReasons, flagged, gaming, mean_raw: meanVector(raws) };
 }
 
 /** What composition needs of a judged plan; the rest of its evaluation is passed through as `detail`. */
 export interface Judged {
   gate: PlanEvaluation['gate'];
   raw: AxisVector;
+  /** The gaming signals the plan raised (codes only; the evidence is in its detail). */
+  gaming_flags: GamingSignalCode[];
 }
 
 export interface EvaluatedGroup<E extends Judged = PlanEvaluation> {
@@ -86,6 +91,9 @@ export interface Tally {
   gateReasons: Partial<Record<ViolationCode, number>>;
   /** One per group with at least two readable plans. */
   diversities: number[];
+  /** Plans that raised any gaming signal, and plans per signal (a plan with two counts in both). */
+  flagged: number;
+  gaming: Partial<Record<GamingSignalCode, number>>;
 }
 
 /**
@@ -95,27 +103,31 @@ export interface Tally {
 export function tallyOf(plans: readonly Judged[], groups: readonly { diversity: number | null }[]): Tally {
   const gateReasons: Tally['gateReasons'] = {};
   for (const p of plans) for (const r of p.gate.reasons) gateReasons[r] = (gateReasons[r] ?? 0) + 1;
+  const gaming: Tally['gaming'] = {};
+  for (const p of plans) for (const c of p.gaming_flags) gaming[c] = (gaming[c] ?? 0) + 1;
   return {
     raws: plans.map((p) => p.raw),
     gated: plans.filter((p) => p.gate.failed).length,
     gateReasons,
     diversities: groups.flatMap((g) => (g.diversity === null ? [] : [g.diversity])),
+    flagged: plans.filter((p) => p.gaming_flags.length > 0).length,
+    gaming,
   };
 }
 
 /** The weight-independent half of scoring: every plan judged on its own. The costly part; groups may be split across threads. */
 export function evaluateGroups(groups: ScorePlanRequest['groups'], palette: ResolvedPalette, limits: PlanLimits, gate: GateOptions): EvaluatedGroup[] {
   return groups.map((group) => {
-    const signals = profileSignals(group.profile);
-    const coverage = new SignalCoverage(signals);
-    const plans = group.completions.map((c) => evaluatePlan(c, coverage, palette, limits, gate));
-    return { id: group.id ?? null, signals, plans, diversity: groupDiversity(plans.flatMap((e) => (e.plan ? [e.plan] : []))) };
+    const context = groupContext(group.query, group.profile);
+    const plans = group.completions.map((c) => evaluatePlan(c, context, palette, limits, gate));
+    return { id: group.id ?? null, signals: context.signals, plans, diversity: groupDiversity(plans.flatMap((e) => (e.plan ? [e.plan] : []))) };
   });
 }
 
 /** The fields of an evaluation that a response carries after the composed ones. */
 export const planDetail = (e: PlanEvaluation) => ({
   components: e.components,
+  gaming: e.gaming,
   violations: e.violations,
   normalizations: e.normalizations,
   topology: e.topology,
@@ -157,6 +169,7 @@ export function composeEvaluatedGroup<E extends Judged, D extends object>(
       gate: e.gate,
       raw: e.raw,
       z: composed.members[i]!.z,
+      gaming_flags: e.gaming_flags,
       ...detail(e),
     })),
   };

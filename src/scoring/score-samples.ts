@@ -2,22 +2,24 @@ import type { Profile } from '../contracts/profile.js';
 import { absoluteScore, weightedSum, type AxisVector } from '../grpo/compose.js';
 import { DEFAULT_RESOLVED } from '../plan/palette.js';
 import type { PlanLimits } from '../plan/parse.js';
-import { SignalCoverage } from '../rewards/personalization/reward.js';
-import { profileSignals } from '../rewards/personalization/signals.js';
-import { evaluatePlan, type GateOptions, type PlanEvaluation } from './evaluate-plan.js';
+import { evaluatePlan, groupContext, type GateOptions, type GroupContext, type PlanEvaluation } from './evaluate-plan.js';
 import type { Judged } from './score-groups.js';
 
 /** Each sample judged alone, its profile's signals computed once per distinct profile. The costly half. */
-export function evaluateSamples(samples: ReadonlyArray<{ completion: unknown; profile: Profile }>, limits: PlanLimits, gate: GateOptions): PlanEvaluation[] {
-  const coverageByProfile = new Map<string, SignalCoverage>();
-  return samples.map(({ completion, profile }) => {
-    const key = JSON.stringify(profile);
-    let coverage = coverageByProfile.get(key);
-    if (!coverage) {
-      coverage = new SignalCoverage(profileSignals(profile));
-      coverageByProfile.set(key, coverage);
+export function evaluateSamples(
+  samples: ReadonlyArray<{ completion: unknown; profile: Profile; query: string | null }>,
+  limits: PlanLimits,
+  gate: GateOptions,
+): PlanEvaluation[] {
+  const contexts = new Map<string, GroupContext>();
+  return samples.map(({ completion, profile, query }) => {
+    const key = JSON.stringify([query, profile]);
+    let context = contexts.get(key);
+    if (!context) {
+      context = groupContext(query, profile);
+      contexts.set(key, context);
     }
-    return evaluatePlan(completion, coverage, DEFAULT_RESOLVED, limits, gate);
+    return evaluatePlan(completion, context, DEFAULT_RESOLVED, limits, gate);
   });
 }
 

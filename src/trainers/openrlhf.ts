@@ -27,9 +27,10 @@ export function profileOf(label: unknown): { profile: Profile; ignored: boolean 
   return parsed.success ? { profile: parsed.data, ignored: false } : { profile: '', ignored: true };
 }
 
-export function samplesOf(req: OpenRlhfRequest): Array<{ completion: string; profile: Profile; profileIgnored: boolean }> {
+/** Each sample's plan, profile and, when the prompts are sent, its prompt as the query the plan answers. */
+export function samplesOf(req: OpenRlhfRequest): Array<{ completion: string; profile: Profile; profileIgnored: boolean; query: string | null }> {
   return req.query.map((q, i) => {
     const { profile, ignored } = profileOf(req.labels?.[i]);
-    return { completion: responseOf(q, req.prompts?.[i]), profile, profileIgnored: ignored };
+    return { completion: responseOf(q, req.prompts?.[i]), profile, profileIgnored: ignored, query: req.prompts?.[i] ?? null };
   });
 }

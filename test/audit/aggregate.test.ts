@@ -15,7 +15,7 @@ import { validateOne } from '../../src/scoring/validate-one.js';
 //  7 bad JSON   8 blank   9 no completion   10 a JSON array   11 fenced chain text (no intent, profile)
 const FIXTURE = new URL('../fixtures/audit/small.jsonl', import.meta.url);
 const LIMITS = { maxCompletionBytes: 256 * 1024, maxStepsPerPlan: 1000 };
-const evaluator = (palette = DEFAULT_RESOLVED, strict = false) => new RecordEvaluator(palette, LIMITS, { strict, lambda_hard: 10 });
+const evaluator = (palette = DEFAULT_RESOLVED, strict = false) => new RecordEvaluator(palette, LIMITS, { strict, lambda_hard: 10, reward_profile: 'paper' });
 const audit = (ev = evaluator()) => auditStream(createReadStream(FIXTURE), { evaluator: ev });
 
 t.test('line accounting and malformed lines by number', async (t) => {

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 // `npm run test:browser`: the dashboard's runs pages in a real headless Chromium (Debian's /usr/bin/chromium).
-// A run is scored through the API for 64 finalized steps; the runs list shows it; its page draws the five
+// A run is scored through the API for 64 finalized steps; the runs list shows it; its page draws the six
 // charts over every step, follows the run live (a new step appears without a reload), stops polling in a
 // hidden tab, downloads the CSV; with API keys the pages ask for a key and work once a read key is entered.
 // SCREENSHOT_DIR=dir saves dashboard-runs.png and dashboard-run.png (1400×900, the run page in full).
@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY } from '../../src/contracts/examples.js';
+import { GAMING_SIGNAL_CODES } from '../../src/contracts/gaming.js';
 import { pageErrors, serviceAndBrowser } from '../support/browser.js';
 
 // Scoring 65 steps, two browsers and 30 s of following a run: more than the suite's 120 s on a busy machine.
@@ -18,16 +19,21 @@ const RUN = 'grpo-demo';
 const STEPS = 64; // steps 0..63 finalized, step 64 left open
 
 // A group of five plans that changes with the step, so the charts have something to show: the example plan
-// cut short by a varying number of steps, without its human input, now and then cyclic or truncated.
+// cut short by a varying number of steps, without its human input, now and then cyclic or truncated; in the
+// second half, every other step, one step said twelve times by one agent (a plan that games the rewards).
 function completions(step: number): unknown[] {
   const cut = (n: number) => {
     const kept = EXAMPLE_PLAN.steps.slice(0, EXAMPLE_PLAN.steps.length - n);
     return { ...EXAMPLE_PLAN, steps: kept };
   };
+  const repeated = {
+    ...EXAMPLE_PLAN,
+    steps: Array.from({ length: 12 }, (_, i) => ({ ...EXAMPLE_PLAN.steps[2]!, id: `r${i}`, depends_on: i === 0 ? [] : [`r${i - 1}`] })),
+  };
   const plans: unknown[] = [
     EXAMPLE_PLAN,
     cut(step % 5),
-    cut((step * 3) % 7),
+    step >= STEPS / 2 && step % 2 === 0 ? repeated : cut((step * 3) % 7),
     { ...EXAMPLE_PLAN, steps: EXAMPLE_PLAN.steps.map((s) => ({ ...s, human_input: false })) },
     step % 3 === 0
       ? { ...EXAMPLE_PLAN, steps: EXAMPLE_PLAN.steps.map((s) => (s.id === 'st1' ? { ...s, depends_on: ['st10'] } : s)) }
@@ -127,9 +133,10 @@ t.test('runs list and run page follow a run live', async (t) => {
   const runAssets = await assets(page, base);
   t.comment(`run page assets: ${runAssets.files} files, ${runAssets.bytes} bytes`);
   const figures = page.locator('#charts figure');
-  t.equal(await figures.count(), 5, 'five charts');
-  t.equal(await page.locator('#charts figure canvas').count(), 5, 'each a canvas');
-  t.same(await points(page), Array(5).fill(String(STEPS)), 'every chart has one x point per step');
+  t.equal(await figures.count(), 6, 'six charts');
+  t.equal(await page.locator('#charts figure canvas').count(), 6, 'each a canvas');
+  t.same(await points(page), Array(6).fill(String(STEPS)), 'every chart has one x point per step');
+  t.equal(await page.locator('#chart-gaming').getAttribute('data-points'), String(STEPS), 'the gaming signals chart too');
   // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text, not the DOM property
   const legend = await page.locator('#chart-reward .u-legend').innerText();
   for (const name of ['struct mean', 'pers mean', 'ped mean', 'struct EMA', 'pers EMA', 'ped EMA']) t.match(legend, name, `legend names ${name}`);
@@ -137,6 +144,16 @@ t.test('runs list and run page follow a run live', async (t) => {
   t.match(await page.locator('#chart-weights .u-legend').innerText(), /struct weight[\s\S]*pers weight[\s\S]*ped weight[\s\S]*refresh/);
   // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text, not the DOM property
   t.match(await page.locator('#chart-gates .u-legend').innerText(), /gated/);
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text, not the DOM property
+  const gamingLegend = await page.locator('#chart-gaming .u-legend').innerText();
+  for (const name of [...GAMING_SIGNAL_CODES, 'any signal']) t.match(gamingLegend, name, `gaming legend names ${name}`);
+  const last = ((await call(base, 'GET', `/runs/${RUN}/history?offset=${STEPS - 2}`)) as { rows: { plans: number; flagged: number }[] }).rows.reverse();
+  t.ok(last[1]!.flagged > 0, 'step 62 has a plan flagged: its repeated-step plan');
+  t.same(
+    await page.locator('#steps tr').evaluateAll((trs) => trs.slice(1, 3).map((tr) => tr.children[4]?.textContent)),
+    last.map((r) => `${((100 * r.flagged) / r.plans).toFixed(1)} %`),
+    'the latest steps table has the share of plans flagged',
+  );
   const refreshRows = await page.locator('#refreshes tr').count();
   t.equal(refreshRows, 1 + 6, 'six refreshes (after steps 10, 20, … 60), each with its lagging axis');
   t.match(await page.locator('#refreshes tr').nth(1).textContent(), /^60.*(struct|pers|ped) \d\.\d{3} vs ρ 0\.40/);
@@ -161,7 +178,7 @@ t.test('runs list and run page follow a run live', async (t) => {
   const lag = Math.round(performance.now() - started);
   t.ok(lag < 3000, `the new step is drawn ${lag} ms after it was finalized`);
   t.equal(await page.evaluate('window.marker'), true, 'without a reload');
-  t.same(await points(page), Array(5).fill(String(STEPS + 1)));
+  t.same(await points(page), Array(6).fill(String(STEPS + 1)));
   t.equal(await page.locator('#steps tr').nth(1).locator('td').first().textContent(), String(STEPS), 'the latest steps table starts with the new step');
   t.ok(
     requests.some((r) => r.startsWith(`/runs/${RUN}/history?offset=${STEPS - 5}&`)),

@@ -1,5 +1,7 @@
 import t from 'tap';
-import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
+import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY, EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
+import { GAMING_SIGNAL_CODES } from '../../src/contracts/gaming.js';
+import type { ScorePlanResponse } from '../../src/contracts/score-plan.js';
 import { metricValue as value, testApp } from '../support/app.js';
 
 t.test('/metrics: requests by route and status, the pool, models, and per run plans, gate reasons and weights', async (t) => {
@@ -37,6 +39,29 @@ t.test('/metrics: requests by route and status, the pool, models, and per run pl
   t.equal((await app.inject({ method: 'DELETE', url: '/runs/m1' })).statusCode, 204);
   const after = (await app.inject({ method: 'GET', url: '/metrics' })).body;
   t.notMatch(after, /run="m1"/, 'a deleted run leaves no series behind');
+});
+
+t.test('/metrics: plans per run and gaming signal, as the responses flagged them', async (t) => {
+  const app = await testApp({ WORKERS: 1 });
+  t.teardown(() => app.close());
+  // The example plan beside the same step said twelve times by one agent, in two requests.
+  const repeated = {
+    ...EXAMPLE_PLAN,
+    steps: Array.from({ length: 12 }, (_, i) => ({ ...EXAMPLE_PLAN.steps[2]!, id: `r${i}`, depends_on: i === 0 ? [] : [`r${i - 1}`] })),
+  };
+  const flags: Record<string, number> = {};
+  for (let step = 0; step < 2; step++) {
+    const group = { query: EXAMPLE_QUERY, profile: EXAMPLE_PROFILE, completions: [EXAMPLE_PLAN, repeated] };
+    const res = (await app.inject({ method: 'POST', url: '/score-plan', payload: { run_id: 'g1', step, groups: [group] } })).json<ScorePlanResponse>();
+    for (const code of res.groups[0]!.plans.flatMap((p) => p.gaming_flags)) flags[code] = (flags[code] ?? 0) + 1;
+  }
+  t.ok(Object.keys(flags).length > 0, `the repeated-step plan raised signals: ${JSON.stringify(flags)}`);
+  const series = (signal: string) => `tutor_plans_flagged_total{run="g1",signal="${signal}"}`;
+  const m = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  const counted = Object.fromEntries(GAMING_SIGNAL_CODES.filter((s) => m.includes(series(s))).map((s) => [s, value(m, series(s))]));
+  t.same(counted, flags, 'a series for each signal raised, counting the plans that raised it');
+  t.equal((await app.inject({ method: 'DELETE', url: '/runs/g1' })).statusCode, 204);
+  t.notMatch((await app.inject({ method: 'GET', url: '/metrics' })).body, /run="g1"/, 'a deleted run leaves no series behind');
 });
 
 t.test('/metrics needs a read key when keys are configured', async (t) => {

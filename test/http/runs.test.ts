@@ -74,7 +74,7 @@ t.test('a scoring request reports its step; history in JSON and CSV', async (t) 
   const csv = await inject('GET', '/runs/h/history?format=csv');
   t.match(csv.headers['content-type'], /text\/csv/);
   const [header, row] = csv.body.trim().split('\n');
-  t.match(header, /^step,plans,gated,gated_fraction,requests,late_plans,mean_struct,mean_pers,mean_ped,w_struct.*,gate_reasons,diversity$/);
+  t.match(header, /^step,plans,gated,gated_fraction,requests,late_plans,mean_struct,mean_pers,mean_ped,w_struct.*,gate_reasons,diversity,flagged,gaming$/);
   const cells = Object.fromEntries(header!.split(',').map((h, i) => [h, row!.split(',')[i]]));
   const step0 = second.run!.finalized[0]!;
   t.equal(
@@ -84,6 +84,13 @@ t.test('a scoring request reports its step; history in JSON and CSV', async (t) 
       .join(' '),
   );
   t.equal(Number(cells.diversity), step0.diversity);
+  t.equal(Number(cells.flagged), step0.flagged);
+  t.equal(
+    cells.gaming,
+    Object.entries(step0.gaming!)
+      .map(([code, n]) => `${code}:${n}`)
+      .join(' '),
+  );
   t.equal(Number(row!.split(',')[6]), second.run!.finalized[0]!.mean.struct, 'CSV numbers round-trip exactly');
   const page = (await inject('GET', '/runs/h/history?offset=1&limit=5')).json<{ rows: unknown[]; offset: number }>();
   t.same([page.rows.length, page.offset], [0, 1]);
@@ -170,4 +177,27 @@ t.test('a finalized step records its gate reasons and the mean diversity of its 
   t.same(finalized.gate_reasons, history.rows[0]!.gate_reasons, 'the finalize answer carries the same row');
   t.equal(history.rows[0]!.gated, 3);
   t.equal(history.rows[0]!.diversity, (0 + 1) / 2, 'the mean over the two groups with a pair');
+});
+
+t.test('a finalized step records how many of its plans raised each gaming signal, as its responses flagged them', async (t) => {
+  const { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY } = await import('../../src/contracts/examples.js');
+  // One step said twelve times by one agent: a plan built for the soft rewards, not for the learner.
+  const repeated = {
+    ...EXAMPLE_PLAN,
+    steps: Array.from({ length: 12 }, (_, i) => ({ ...EXAMPLE_PLAN.steps[2]!, id: `r${i}`, depends_on: i === 0 ? [] : [`r${i - 1}`] })),
+  };
+  const group = { query: EXAMPLE_QUERY, profile: EXAMPLE_PROFILE, completions: [EXAMPLE_PLAN, repeated, repeated, 'not a plan'] };
+  const expected = { flagged: 0, gaming: {} as Record<string, number> };
+  for (const options of [undefined, { detail: 'rewards' }]) {
+    const res = (await inject('POST', '/score-plan', { run_id: 'gaming', step: 0, groups: [group], options })).json<ScorePlanResponse>();
+    for (const plan of res.groups[0]!.plans) {
+      if (plan.gaming_flags.length > 0) expected.flagged++;
+      for (const code of plan.gaming_flags) expected.gaming[code] = (expected.gaming[code] ?? 0) + 1;
+    }
+  }
+  t.ok(expected.flagged >= 4, `the repeated-step plans raised signals in both detail levels: ${JSON.stringify(expected)}`);
+  const { finalized } = (await inject('POST', '/runs/gaming/finalize')).json<{ finalized: { flagged: number; gaming: Record<string, number> } }>();
+  t.same({ flagged: finalized.flagged, gaming: finalized.gaming }, expected);
+  const history = (await inject('GET', '/runs/gaming/history')).json<{ rows: Array<{ flagged: number; gaming: Record<string, number> }> }>();
+  t.same([history.rows[0]!.flagged, history.rows[0]!.gaming], [expected.flagged, expected.gaming], 'kept in the history');
 });

@@ -37,7 +37,7 @@ t.test('the example request: clean plan first, cycle and truncated text gated wi
   t.equal(clean!.components?.ped.value, 1);
   t.ok(Math.abs(clean!.score - (1 + clean!.raw.pers + 1) / 3) < 1e-12);
   t.same(body.weights, { struct: 1 / 3, pers: 1 / 3, ped: 1 / 3 });
-  t.same(body.options, { strict: false, lambda_hard: 10, epsilon: 1e-6, tau: 1e-6, ddof: 0 });
+  t.same(body.options, { strict: false, lambda_hard: 10, reward_profile: 'paper', epsilon: 1e-6, tau: 1e-6, ddof: 0 });
   t.same(body.palette.source, 'default');
   t.equal(body.palette.tools.length, 8);
   t.equal(body.groups[0]!.id, 'prompt-0');
@@ -52,7 +52,7 @@ t.test('options are applied and echoed', async (t) => {
   });
   t.equal(res.statusCode, 200);
   const body = res.json<ScorePlanResponse>();
-  t.same(body.options, { strict: true, lambda_hard: 3, epsilon: 1e-4, tau: 0, ddof: 1 });
+  t.same(body.options, { strict: true, lambda_hard: 3, reward_profile: 'paper', epsilon: 1e-4, tau: 0, ddof: 1 });
   const reversed = body.groups[0]!.plans[1]!;
   t.same(reversed.gate.reasons, ['order_before_prerequisite'], 'strict gates ordering violations');
   t.equal(reversed.gate.penalty, -3);
@@ -164,7 +164,16 @@ t.test('options.detail = "rewards": the same numbers, gates and raw values, with
   const c = compact.json<ScorePlanResponse>();
   t.same(
     c.groups[0]!.plans,
-    f.groups[0]!.plans.map(({ index, reward, advantage, score, z, gate, raw }) => ({ index, reward, advantage, score, z, gate, raw })),
+    f.groups[0]!.plans.map(({ index, reward, advantage, score, z, gaming_flags, gate, raw }) => ({
+      index,
+      reward,
+      advantage,
+      score,
+      z,
+      gaming_flags,
+      gate,
+      raw,
+    })),
   );
   t.same({ ...c, groups: [] }, { ...f, groups: [] }, 'weights, options, palette, versions, run as in full');
   t.ok(compact.body.length * 3 < full.body.length, `${compact.body.length} bytes against ${full.body.length}`);
@@ -337,4 +346,54 @@ t.test('a body of 1 to 4 MiB read group by group: the same answers as one parsed
     const whole = await postGzipped(served, body);
     t.ok(plain.rawPayload.equals(whole.rawPayload), `${what}: the same bytes as parsed whole`);
   }
+});
+
+t.test('reward_profile guarded: a keyword list ranks below the real plan, with its signals and evidence', async (t) => {
+  const keywordList = {
+    agents: [{ id: 'a', role: 'tutor', tools: [] }],
+    subtasks: [{ id: 's', name: 'Plan' }],
+    steps: ['Activate', 'Demonstrate', 'Apply', 'Verify'].map((cue, i) => ({
+      id: `k${i}`,
+      subtask: 's',
+      agent: 'a',
+      instruction: `python, pandas, sql, excel ${cue}`,
+      tool: null,
+      depends_on: [],
+      human_input: true,
+    })),
+    execution_order: ['k0', 'k1', 'k2', 'k3'],
+  };
+  const ask = async (reward_profile: 'paper' | 'guarded') => {
+    const res = await post({ ...group([EXAMPLE_PLAN, keywordList]), options: { reward_profile } });
+    t.equal(res.statusCode, 200, res.body);
+    return res.json<ScorePlanResponse>();
+  };
+  const paper = await ask('paper');
+  const guarded = await ask('guarded');
+  t.equal(guarded.options.reward_profile, 'guarded');
+  const [real, gamed] = guarded.groups[0]!.plans;
+  t.ok(paper.groups[0]!.plans[1]!.score > paper.groups[0]!.plans[0]!.score, 'the paper reward overpays the keyword list');
+  t.ok(gamed!.reward < real!.reward && gamed!.score < real!.score, 'guarded ranks it below the real plan');
+  t.same(real!.gaming_flags, []);
+  t.same(gamed!.gaming_flags, ['bare_keywords', 'keyword_stuffing', 'off_topic', 'cue_only_phase', 'degenerate_structure']);
+  t.same(paper.groups[0]!.plans[1]!.gaming_flags, gamed!.gaming_flags, 'the same signals in both profiles');
+  const signal = gamed!.gaming!.signals.find((s) => s.code === 'degenerate_structure')!;
+  t.match(signal.message, /one agent \("a"\) runs all 4 steps; none of the 4 steps depends on another/);
+  t.equal(gamed!.gaming!.guarded.multiplier, 0.5 ** 5);
+  t.same(gamed!.raw, gamed!.gaming!.guarded.raw, 'guarded raw values are the guarded credit');
+  t.same(paper.groups[0]!.plans[1]!.gaming!.guarded, gamed!.gaming!.guarded, 'the paper response says what guarded would pay');
+  const compact = await post({ ...group([keywordList]), options: { reward_profile: 'guarded', detail: 'rewards' } });
+  t.same(compact.json<ScorePlanResponse>().groups[0]!.plans[0]!.gaming_flags, gamed!.gaming_flags);
+});
+
+t.test('reward_profile: a run scores with its own; an unknown profile is a 400 naming the field', async (t) => {
+  const put = await app.inject({ method: 'PUT', url: '/runs/guarded-run', payload: { reward_profile: 'guarded' } });
+  t.equal(put.statusCode, 201, put.body);
+  const res = await post({ ...group([EXAMPLE_PLAN]), run_id: 'guarded-run', step: 0 });
+  t.equal(res.json<ScorePlanResponse>().options.reward_profile, 'guarded');
+  const overridden = await post({ ...group([EXAMPLE_PLAN]), run_id: 'guarded-run', step: 0, options: { reward_profile: 'paper' } });
+  t.equal(overridden.json<ScorePlanResponse>().options.reward_profile, 'paper');
+  const bad = await post({ ...group([EXAMPLE_PLAN]), options: { reward_profile: 'lenient' } });
+  t.equal(bad.statusCode, 400);
+  t.match(bad.body, /options\.reward_profile|reward_profile/);
 });

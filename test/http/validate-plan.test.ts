@@ -1,5 +1,5 @@
 import t from 'tap';
-import { EXAMPLE_PLAN, EXAMPLE_PROFILE } from '../../src/contracts/examples.js';
+import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY } from '../../src/contracts/examples.js';
 import type { ValidatePlanResponse } from '../../src/contracts/validate-plan.js';
 import { testApp } from '../support/app.js';
 
@@ -47,4 +47,19 @@ t.test('a misspelt plan field is a warning with its path, and gates under strict
   t.match(lenient.violations, [{ code: 'unknown_field', severity: 'warning', path: '$.steps[3].depends_om', message: /did you mean `depends_on`/ }]);
   const strict = (await post({ plan, options: { strict: true } })).json<ValidatePlanResponse>();
   t.match(strict.gate, { failed: true, reasons: ['unknown_field'], classes: [] });
+});
+
+t.test('gaming signals: a plan about something else is off topic, the real plan raises none', async (t) => {
+  const bread = {
+    ...EXAMPLE_PLAN,
+    steps: EXAMPLE_PLAN.steps.map((s, i) => ({
+      ...s,
+      instruction: i % 2 ? 'Knead the dough until it is smooth.' : 'Water the tomato seedlings in the morning.',
+    })),
+  };
+  const withQuery = await post({ plan: bread, profile: EXAMPLE_PROFILE, query: EXAMPLE_QUERY });
+  t.equal(withQuery.statusCode, 200, withQuery.body);
+  t.ok(withQuery.json<{ gaming_flags: string[] }>().gaming_flags.includes('off_topic'));
+  const real = await post({ plan: EXAMPLE_PLAN, profile: EXAMPLE_PROFILE, query: EXAMPLE_QUERY });
+  t.same(real.json<{ gaming_flags: string[] }>().gaming_flags, []);
 });

@@ -3,16 +3,28 @@ import { DEFAULT_RUN_CONFIG } from '../../src/contracts/runs.js';
 import { INITIAL_WEIGHTS, type AxisVector } from '../../src/grpo/compose.js';
 import { orderIndependentMean } from '../../src/grpo/stats.js';
 import { RunLedger } from '../../src/runs/ledger.js';
+import type { Tally } from '../../src/scoring/score-groups.js';
 import { ENGINES, openStore, stateSettings, type Engine } from '../support/stores.js';
 
 const v = (struct: number, pers: number, ped: number): AxisVector => ({ struct, pers, ped });
+/** What the plans were judged with: the run defaults a new run gets here. */
+const JUDGED = { lambda_hard: 10, reward_profile: 'paper' } as const;
+const tally = (raws: AxisVector[], counts: Partial<Omit<Tally, 'raws'>> = {}): Tally => ({
+  raws,
+  gated: 0,
+  gateReasons: {},
+  diversities: [],
+  flagged: 0,
+  gaming: {},
+  ...counts,
+});
 const fresh = async (engine: Engine, settings?: { STATE_DIR: string; STATE_URL?: string }) => {
   const s = settings ?? (await stateSettings(engine));
   const store = await openStore(s);
-  return { settings: s, store, ledger: new RunLedger(store, { lambda_hard: 10, maxRuns: 1_000_000 }) };
+  return { settings: s, store, ledger: new RunLedger(store, { ...JUDGED, maxRuns: 1_000_000 }) };
 };
 const send = async (ledger: RunLedger, run: string, step: number | undefined, raws: AxisVector[], gated = 0) => {
-  const c = await ledger.count(run, step, { raws, gated, gateReasons: gated ? { cycle: gated } : {}, diversities: [] }, 10);
+  const c = await ledger.count(run, step, tally(raws, { gated, gateReasons: gated ? { cycle: gated } : {} }), JUDGED);
   if (c.kind !== 'counted') throw new Error(`not counted: ${c.kind}`);
   return { ticket: c.run, finalized: c.run.finalized };
 };
@@ -47,15 +59,15 @@ for (const engine of ENGINES) {
     t.test('gate reasons add up and group diversities average over every request of a step, durably', async (t) => {
       const { ledger, store, settings } = await fresh(engine);
       const count = (step: number, gateReasons: Record<string, number>, diversities: number[]) =>
-        ledger.count('g', step, { raws: [v(1, 1, 1)], gated: 1, gateReasons, diversities }, 10);
+        ledger.count('g', step, tally([v(1, 1, 1)], { gated: 1, gateReasons, diversities }), JUDGED);
       await count(0, { cycle: 1, parse_error: 2 }, [0.2, 0.4]);
       await store.close();
       // The open step's tallies survive a restart like its values.
       const reopened = await fresh(engine, settings);
       t.teardown(() => reopened.store.close());
-      await reopened.ledger.count('g', 0, { raws: [v(1, 1, 1)], gated: 1, gateReasons: { cycle: 3 }, diversities: [0.9] }, 10);
-      await reopened.ledger.count('g', 0, { raws: [v(1, 1, 1)], gated: 0, gateReasons: {}, diversities: [] }, 10);
-      const c = await reopened.ledger.count('g', 1, { raws: [v(1, 1, 1)], gated: 0, gateReasons: {}, diversities: [] }, 10);
+      await reopened.ledger.count('g', 0, tally([v(1, 1, 1)], { gated: 1, gateReasons: { cycle: 3 }, diversities: [0.9] }), JUDGED);
+      await reopened.ledger.count('g', 0, tally([v(1, 1, 1)]), JUDGED);
+      const c = await reopened.ledger.count('g', 1, tally([v(1, 1, 1)]), JUDGED);
       if (c.kind !== 'counted') throw new Error(c.kind);
       const [row] = c.run.finalized;
       t.same(row!.gate_reasons, { cycle: 4, parse_error: 2 });
@@ -63,6 +75,35 @@ for (const engine of ENGINES) {
       t.same((await reopened.store.history('g', 0, 10)).rows[0], row, 'stored as answered');
       const f = await reopened.ledger.finalize('g');
       t.same([f.finalized?.gate_reasons, f.finalized?.diversity], [{}, null], 'a step without gated plans or pairs: no reasons, no diversity');
+    });
+
+    t.test('gaming signal counts add up exactly over split, concurrent and reopened requests; late plans add none', async (t) => {
+      const { ledger, store, settings } = await fresh(engine);
+      const count = (step: number, flagged: number, gaming: Tally['gaming']) =>
+        ledger.count('gm', step, tally([v(1, 1, 1), v(0, 0, 0)], { flagged, gaming }), JUDGED);
+      await count(0, 2, { duplicate_steps: 2, off_topic: 1 });
+      // Requests of one step at once: each is counted whole, under the run's lock.
+      await Promise.all(Array.from({ length: 8 }, (_, i) => count(0, 1, i % 2 ? { bare_keywords: 1 } : { bare_keywords: 1, keyword_stuffing: 1 })));
+      await store.close();
+      const reopened = await fresh(engine, settings);
+      t.teardown(() => reopened.store.close());
+      const again = (step: number, flagged: number, gaming: Tally['gaming']) =>
+        reopened.ledger.count('gm', step, tally([v(1, 1, 1)], { flagged, gaming }), JUDGED);
+      await again(0, 1, { off_topic: 1, cue_only_phase: 1 });
+      await again(0, 0, {});
+      const c = await again(1, 1, { degenerate_structure: 1 });
+      if (c.kind !== 'counted') throw new Error(c.kind);
+      const [row] = c.run.finalized;
+      t.same([row!.plans, row!.requests, row!.flagged], [20, 11, 11]);
+      t.same(row!.gaming, { duplicate_steps: 2, off_topic: 2, bare_keywords: 8, keyword_stuffing: 4, cue_only_phase: 1 });
+      const late = await again(0, 1, { off_topic: 1 });
+      t.equal(late.kind === 'counted' && late.run.status, 'late');
+      const [stored] = (await reopened.ledger.history('gm', 0, 10)).rows;
+      t.same(stored, { ...row, late_plans: 1 }, 'a late plan is recorded as late, its signals are not counted');
+      const f = await reopened.ledger.finalize('gm');
+      t.same([f.finalized?.flagged, f.finalized?.gaming], [1, { degenerate_structure: 1 }], 'the next step counts from zero');
+      await reopened.ledger.count('gm', 2, tally([v(1, 1, 1)]), JUDGED);
+      t.same((await reopened.ledger.finalize('gm')).finalized?.flagged, 0, 'a step without signals: zero, not null');
     });
 
     t.test('every plan of a step uses the weights in force when the step began', async (t) => {
@@ -159,6 +200,8 @@ for (const engine of ENGINES) {
             gated: 0,
             requests: 1,
             gate_reasons: {},
+            flagged: 0,
+            gaming: {},
           });
           await tx.addValues(5, [v(1, 1, 1)], []);
           throw new Error('scoring failed');
@@ -182,7 +225,7 @@ for (const engine of ENGINES) {
         await send(a.ledger, 'r', s, raws(s));
         await send(b.ledger, 'r', s, raws(s));
       }
-      const counted = await a.ledger.count('r', 8, { raws: raws(80), gated: 1, gateReasons: { cycle: 1 }, diversities: [] }, 10, {
+      const counted = await a.ledger.count('r', 8, tally(raws(80), { gated: 1, gateReasons: { cycle: 1 } }), JUDGED, {
         key: 'k',
         fingerprint: 'f',
       });
@@ -194,16 +237,13 @@ for (const engine of ENGINES) {
       const after = (await reopened.ledger.get('r'))!;
       t.same(after, before, 'configuration, weights, EMA, counters and the open step');
       t.same(after.open_step, { step: 8, plans: 4, gated: 1, requests: 2, weights: before.open_step!.weights });
-      const retry = await reopened.ledger.count('r', 8, { raws: raws(80), gated: 1, gateReasons: { cycle: 1 }, diversities: [] }, 10, {
+      const retry = await reopened.ledger.count('r', 8, tally(raws(80), { gated: 1, gateReasons: { cycle: 1 } }), JUDGED, {
         key: 'k',
         fingerprint: 'f',
       });
       t.equal(retry.kind, 'replay', 'the receipt outlived the store');
       if (retry.kind === 'replay' && counted.kind === 'counted') t.same(retry.receipt.run, counted.run);
-      t.equal(
-        (await reopened.ledger.count('r', 8, { raws: [], gated: 0, gateReasons: {}, diversities: [] }, 10, { key: 'k', fingerprint: 'other' })).kind,
-        'conflict',
-      );
+      t.equal((await reopened.ledger.count('r', 8, tally([]), JUDGED, { key: 'k', fingerprint: 'other' })).kind, 'conflict');
       await send(reopened.ledger, 'r', 9, raws(9));
       await send(b.ledger, 'r', 9, raws(9));
       const strip = (rows: { finalized_at: string }[]) => rows.map((r) => ({ ...r, finalized_at: '' }));
@@ -215,8 +255,8 @@ for (const engine of ENGINES) {
       const { ledger, store } = await fresh(engine);
       t.teardown(() => store.close());
       await ledger.configure('r', { lambda_hard: 3 });
-      const c = await ledger.count('r', 0, { raws: [v(1, 1, 1)], gated: 0, gateReasons: {}, diversities: [] }, 10);
-      t.same(c, { kind: 'stale', defaults: { lambda_hard: 3, epsilon: 1e-6, tau: 1e-6, ddof: 0 } });
+      const c = await ledger.count('r', 0, tally([v(1, 1, 1)]), JUDGED);
+      t.same(c, { kind: 'stale', defaults: { lambda_hard: 3, reward_profile: 'paper', epsilon: 1e-6, tau: 1e-6, ddof: 0 } });
       t.equal((await ledger.get('r'))!.open_step, null, 'nothing counted');
     });
 
@@ -226,7 +266,7 @@ for (const engine of ENGINES) {
       // (a second one in the same process would wait on the first synchronously), so one store.
       const stores = engine === 'postgres' ? await Promise.all([openStore(s), openStore(s)]) : [await openStore(s)];
       t.teardown(() => Promise.all(stores.map((x) => x.close())));
-      const ledgers = [stores[0]!, stores.at(-1)!].map((store) => new RunLedger(store, { lambda_hard: 10, maxRuns: 5 }));
+      const ledgers = [stores[0]!, stores.at(-1)!].map((store) => new RunLedger(store, { ...JUDGED, maxRuns: 5 }));
       const outcomes = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => send(ledgers[i % 2]!, `run-${i}`, 0, [v(1, 1, 1)])));
       t.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 5, 'five runs created, no more');
       const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');

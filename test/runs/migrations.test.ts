@@ -4,10 +4,13 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import t from 'tap';
+import { RunLedger } from '../../src/runs/ledger.js';
 import { PostgresRunStore } from '../../src/runs/postgres-store.js';
 import { SqliteRunStore } from '../../src/runs/sqlite-store.js';
+import type { RunStore } from '../../src/runs/store.js';
+import type { Tally } from '../../src/scoring/score-groups.js';
 import { tempStateDir } from '../support/app.js';
-import { freshPostgresUrl } from '../support/stores.js';
+import { ENGINES, type Engine, freshPostgresUrl, openStore, stateSettings } from '../support/stores.js';
 
 t.test('postgres: three replicas opening a fresh database at once migrate it exactly once', async (t) => {
   const url = await freshPostgresUrl();
@@ -19,12 +22,12 @@ t.test('postgres: three replicas opening a fresh database at once migrate it exa
   const { rows } = await c.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
   t.same(
     rows.map((r) => r.version),
-    [1, 2],
+    [1, 2, 3],
   );
   t.equal(await stores[2]!.getRun('none'), null, 'every replica can read the schema');
 });
 
-t.test('postgres: steps finalized before gate reasons and diversity were kept read back as null, not zero', async (t) => {
+t.test('postgres: steps finalized before gate reasons, diversity and gaming counts were kept read back as null, not zero', async (t) => {
   const url = await freshPostgresUrl();
   const c = new pg.Client({ connectionString: url });
   await c.connect();
@@ -32,16 +35,16 @@ t.test('postgres: steps finalized before gate reasons and diversity were kept re
   // The database as schema 1 left it, with one finalized step.
   const first = await PostgresRunStore.open(url);
   await first.close();
-  await c.query(`ALTER TABLE history DROP COLUMN gate_reasons, DROP COLUMN diversity;
-    ALTER TABLE open_steps DROP COLUMN gate_reasons;
+  await c.query(`ALTER TABLE history DROP COLUMN gate_reasons, DROP COLUMN diversity, DROP COLUMN flagged, DROP COLUMN gaming;
+    ALTER TABLE open_steps DROP COLUMN gate_reasons, DROP COLUMN flagged, DROP COLUMN gaming;
     ALTER TABLE step_values DROP COLUMN diversity;
-    DELETE FROM schema_migrations WHERE version = 2`);
+    DELETE FROM schema_migrations WHERE version >= 2`);
   await c.query("INSERT INTO runs VALUES ('old', '{}', '{}', NULL, 0, 1, 'a', 'b')");
   await c.query("INSERT INTO history VALUES ('old', 0, 8, 2, 1, 0, 0.5, 0.5, 0.5, 0.3, 0.3, 0.4, 0.5, 0.5, 0.5, 0.3, 0.3, 0.4, 0, 'b')");
   const store = await PostgresRunStore.open(url);
   t.teardown(() => store.close());
   const { rows } = await store.history('old', 0, 10);
-  t.match(rows, [{ step: 0, gated: 2, gate_reasons: null, diversity: null }]);
+  t.match(rows, [{ step: 0, gated: 2, gate_reasons: null, diversity: null, flagged: null, gaming: null }]);
 });
 
 t.test('sqlite: a schema-1 state file (runs and history only) is upgraded with its runs intact', async (t) => {
@@ -65,10 +68,14 @@ t.test('sqlite: a schema-1 state file (runs and history only) is upgraded with i
   t.teardown(() => store.close());
   t.same((await store.getRun('kept'))?.weights, JSON.parse(weights));
   t.equal(await store.openStep('kept'), null);
-  t.match((await store.history('kept', 0, 10)).rows, [{ step: 3, gated: 2, gate_reasons: null, diversity: null }], 'a gap, not a zero');
+  t.match(
+    (await store.history('kept', 0, 10)).rows,
+    [{ step: 3, gated: 2, gate_reasons: null, diversity: null, flagged: null, gaming: null }],
+    'a gap, not a zero',
+  );
   const check = new Database(join(dir, 'runs.sqlite'), { readonly: true });
   t.teardown(() => check.close());
-  t.equal(check.pragma('user_version', { simple: true }), 3);
+  t.equal(check.pragma('user_version', { simple: true }), 4);
   const tables = check
     .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
     .all()
@@ -78,6 +85,56 @@ t.test('sqlite: a schema-1 state file (runs and history only) is upgraded with i
     ['history', 'open_steps', 'receipts', 'runs', 'step_values'],
   );
 });
+
+// Back to the schema before gaming counts: the columns of the last migration dropped, its version undone.
+async function beforeGamingCounts(engine: Engine, s: { STATE_DIR: string; STATE_URL?: string }): Promise<void> {
+  if (engine === 'postgres') {
+    const c = new pg.Client({ connectionString: s.STATE_URL });
+    await c.connect();
+    await c.query(`ALTER TABLE history DROP COLUMN flagged, DROP COLUMN gaming;
+      ALTER TABLE open_steps DROP COLUMN flagged, DROP COLUMN gaming;
+      DELETE FROM schema_migrations WHERE version = 3`);
+    await c.end();
+    return;
+  }
+  const db = new Database(join(s.STATE_DIR, 'runs.sqlite'));
+  for (const table of ['history', 'open_steps']) for (const column of ['flagged', 'gaming']) db.exec(`ALTER TABLE ${table} DROP COLUMN ${column}`);
+  db.pragma('user_version = 3');
+  db.close();
+}
+
+for (const engine of ENGINES) {
+  t.test(`${engine}: gaming counts added to a kept state: null for steps finalized or begun before, counted from the next step`, async (t) => {
+    const s = await stateSettings(engine);
+    const judged = { lambda_hard: 10, reward_profile: 'paper' } as const;
+    const tally = (flagged: number, gaming: Tally['gaming']): Tally => ({
+      raws: [{ struct: 1, pers: 1, ped: 1 }],
+      gated: 1,
+      gateReasons: { cycle: 1 },
+      diversities: [],
+      flagged,
+      gaming,
+    });
+    const count = async (store: RunStore, step: number, flagged: number, gaming: Tally['gaming']) =>
+      new RunLedger(store, { ...judged, maxRuns: 10 }).count('kept', step, tally(flagged, gaming), judged);
+    const old = await openStore(s);
+    await count(old, 0, 1, { off_topic: 1 });
+    await count(old, 1, 1, { off_topic: 1 }); // finalizes step 0; step 1 stays open across the upgrade
+    await old.close();
+    await beforeGamingCounts(engine, s);
+
+    const store = await openStore(s);
+    t.teardown(() => store.close());
+    await count(store, 1, 1, { duplicate_steps: 1 });
+    await count(store, 2, 1, { duplicate_steps: 1 });
+    await new RunLedger(store, { ...judged, maxRuns: 10 }).finalize('kept');
+    t.match((await store.history('kept', 0, 10)).rows, [
+      { step: 0, gate_reasons: { cycle: 1 }, flagged: null, gaming: null },
+      { step: 1, plans: 2, gate_reasons: { cycle: 2 }, flagged: null, gaming: null },
+      { step: 2, flagged: 1, gaming: { duplicate_steps: 1 } },
+    ]);
+  });
+}
 
 t.test('a state database newer than the service stops it at start', async (t) => {
   const dir = tempStateDir();

@@ -10,6 +10,9 @@ import { ROOT } from './children.js';
 // imports those of its part, one after another, in one process. A file still runs alone with
 // `npx tap --disable-coverage <file>` (tap runs a file named on its command line even when excluded).
 
+/** What one shared file may take, as tap's `timeout` gives a file of its own (package.json). */
+const FILE_TIMEOUT_MS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { tap: { timeout: number } }).tap.timeout * 1000;
+
 /** The parts, by path prefix: a shared file belongs to the first part that claims it; `rest` takes the others. */
 const PARTS = { fuzz: ['test/http/fuzz'], http: ['test/http/'], runs: ['test/runs/'], metrics: ['test/metrics/', 'test/text/'], rest: [''] } as const;
 
@@ -39,6 +42,8 @@ export async function runShared(entryUrl: string): Promise<void> {
   if (!Object.hasOwn(PARTS, part)) throw new Error(`${entryUrl}: no shared part ${part} in test/support/shared-process.ts`);
   const partOf = (file: string) => (Object.keys(PARTS) as (keyof typeof PARTS)[]).find((p) => PARTS[p].some((prefix) => file.startsWith(prefix)));
   const files = sharedFiles().filter((f) => partOf(f) === part);
+  // tap's timeout is one file's; this process runs many of them.
+  t.setTimeout(files.length * FILE_TIMEOUT_MS);
   for (const file of files) {
     await t.test(`${file}: loaded`, async (t) => {
       await import(pathToFileURL(join(ROOT, file)).href);

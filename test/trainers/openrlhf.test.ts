@@ -79,7 +79,7 @@ t.test('an empty request (what every remote_url but the first receives) is an em
   t.teardown(() => app.close());
   const res = await app.inject({ method: 'POST', url: '/openrlhf/reward?run_id=second', payload: { query: [], prompts: [], labels: [] } });
   t.equal(res.statusCode, 200, res.body);
-  t.same(res.json(), { rewards: [], scores: [], extra_logs: { struct: [], pers: [], ped: [], gated: [], step: [], profile_ignored: [] } });
+  t.same(res.json(), { rewards: [], scores: [], extra_logs: { struct: [], pers: [], ped: [], gated: [], flagged: [], step: [], profile_ignored: [] } });
   t.equal((await app.inject({ method: 'GET', url: '/runs/second' })).statusCode, 404, 'no run was created');
 });
 

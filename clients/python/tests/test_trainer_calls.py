@@ -18,7 +18,8 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from tutor_reward import Client, PlanReward  # noqa: E402
-from test_trainers import variant  # noqa: E402
+from tutor_reward.trl import GAMING_SIGNALS  # noqa: E402
+from test_trainers import repeated, variant  # noqa: E402
 
 URL = os.environ["TUTOR_REWARD_URL"]
 VERL_FILE = os.path.join(os.path.dirname(__file__), "..", "tutor_reward", "verl.py")
@@ -57,7 +58,8 @@ class VerlCallsTest(unittest.TestCase):
                             extra_info={"num_turns": 2, "rollout_reward_scores": {}})
         self.assertGreater(out["score"], 0)
         self.assertGreater(out["pers"], 0, "the datasets-style profile (numpy list, None field) was read")
-        self.assertEqual(set(out), {"score", "plan_score", "struct", "pers", "ped", "gated"})
+        self.assertEqual(set(out), {"score", "plan_score", "struct", "pers", "ped", "gated", "flagged"})
+        self.assertIn(out["flagged"], (0, 1))
 
     def test_global_steps_from_the_rollout_keep_one_step_one_set_of_weights(self):
         compute_score = verl_load(VERL_FILE, "compute_score")
@@ -117,8 +119,27 @@ class TrlCallsTest(unittest.TestCase):
         self.assertEqual(len(rewards), 4)
         self.assertGreater(logged["personalplan_reward/pers"][0], 0, "the profile was used")
         self.assertEqual(logged["personalplan_reward/gated"], [0.0, 1.0, 1.0, 1.0])
-        self.assertEqual(set(metrics), {f"personalplan_reward/{k}_mean" for k in ("struct", "pers", "ped", "gated")})
+        columns = ("struct", "pers", "ped", "gated", "flagged")
+        self.assertEqual(set(metrics), {f"personalplan_reward/{k}_mean" for k in columns}
+                         | {f"personalplan_reward/gaming/{code}_mean" for code in GAMING_SIGNALS})
         self.assertAlmostEqual(metrics["personalplan_reward/gated_mean"], 0.75)
+
+    def test_gaming_signals_logged_per_sample_and_per_signal(self):
+        reward = PlanReward(Client(URL, run_id=run_id()))
+        completions = [variant(0), repeated(), variant(0), repeated()]
+        _, logged, metrics = self.call(reward, ["Teach me pandas"] * 4, completions, profile=["python"] * 4)
+        flags = [plan["gaming_flags"] for plan in reward.last_response["groups"][0]["plans"]]
+        self.assertEqual(logged["personalplan_reward/flagged"], [1.0 if f else 0.0 for f in flags])
+        self.assertAlmostEqual(metrics["personalplan_reward/flagged_mean"], sum(1 for f in flags if f) / 4)
+        for code in GAMING_SIGNALS:
+            share = sum(code in f for f in flags) / 4
+            self.assertAlmostEqual(metrics[f"personalplan_reward/gaming/{code}_mean"], share, msg=code)
+        self.assertEqual(metrics["personalplan_reward/gaming/duplicate_steps_mean"], 0.5, "the two repeated-step plans")
+
+    def test_gaming_signal_codes_are_the_services(self):
+        with urllib.request.urlopen(f"{URL}/docs/json") as res:
+            codes = json.load(res)["components"]["schemas"]["GamingSignal"]["properties"]["code"]["enum"]
+        self.assertEqual(list(GAMING_SIGNALS), codes, "each signal the service raises has its log_metric")
 
     def test_one_prompt_two_learners_is_two_groups(self):
         reward = PlanReward(Client(URL, run_id=run_id()))
@@ -142,8 +163,10 @@ class TrlCallsTest(unittest.TestCase):
         dead = Client("http://127.0.0.1:9", run_id=run_id(), timeout=2, retries=0)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            rewards, _, _ = self.call(PlanReward(dead, on_error="none"), ["p"] * 2, [variant(0)] * 2, profile=["x"] * 2)
+            rewards, logged, metrics = self.call(PlanReward(dead, on_error="none"), ["p"] * 2, [variant(0)] * 2,
+                                                 profile=["x"] * 2)
         self.assertEqual(rewards, [None, None])
+        self.assertEqual((logged, metrics), ({}, {}), "nothing logged for a batch without rewards")
         self.assertTrue(any("advantage 0" in str(w.message) for w in caught))
         with self.assertRaises(Exception):
             self.call(PlanReward(dead), ["p"] * 2, [variant(0)] * 2, profile=["x"] * 2)

@@ -49,6 +49,14 @@ def variant(i):
     return text[: len(text) // 2] if kind == 3 else "```json\n" + text + "\n```"
 
 
+def repeated():
+    """A plan built for the soft rewards, not the learner: one step said twelve times by one agent."""
+    plan = json.loads(json.dumps(PLAN))
+    plan["steps"] = [dict(plan["steps"][1], id=f"r{i}", depends_on=[f"r{i - 1}"] if i else []) for i in range(12)]
+    plan["execution_order"] = [step["id"] for step in plan["steps"]]
+    return json.dumps(plan)
+
+
 def run_id():
     return "py-" + uuid.uuid4().hex[:10]
 
@@ -109,6 +117,8 @@ class VerlTest(unittest.TestCase):
         self.assertEqual(good["gated"], 0)
         self.assertEqual(bad["score"], -10)
         self.assertEqual(bad["gated"], 1)
+        gamed = compute_score("map-ppl", repeated(), "python")
+        self.assertEqual(gamed["flagged"], 1, "the repeated-step plan raised a signal")
 
     def test_batch_form_groups_by_prompt(self):
         sols = [variant(i) for i in range(8)]
@@ -120,6 +130,9 @@ class VerlTest(unittest.TestCase):
             group = out[start:start + 4]
             self.assertAlmostEqual(sum(r["advantage"] for r in group), 0.0, places=9)
             self.assertTrue(all(group[0]["score"] > r["score"] for r in group[1:]))
+        self.assertTrue(all(r["flagged"] in (0, 1) for r in out))
+        gamed = compute_score_batch(["map-ppl"] * 2, [variant(0), repeated()], ["python"] * 2, [{"index": 0}] * 2)
+        self.assertEqual(gamed[1]["flagged"], 1, "the repeated-step plan raised a signal")
 
 
 class AdaptiveWeightsTest(unittest.TestCase):

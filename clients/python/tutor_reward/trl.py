@@ -17,6 +17,10 @@ evaluation step — plans are scored statelessly and never counted into the run.
 
 Failures: `on_error="raise"` (default) raises after the client's retries; `on_error="none"` warns and
 returns None for every sample of the call, which TRL turns into an advantage of 0.
+
+Logged per call: each sample's raw axes, `gated` and `flagged` (1.0 when its plan raised a gaming signal)
+through log_extra, their batch means through log_metric, and per gaming signal the share of the batch's
+plans that raised it (`{name}/gaming/{code}_mean`).
 """
 
 from __future__ import annotations
@@ -26,6 +30,11 @@ import warnings
 from typing import Any, Optional, Sequence, Union
 
 from .client import Client
+
+# The service's gaming signal codes (GamingSignal.code): each is logged on every call, 0 when none raised it,
+# so that TRL's mean over a logging window counts the batches without it.
+GAMING_SIGNALS = ("bare_keywords", "keyword_stuffing", "duplicate_steps", "off_topic", "cue_only_phase",
+                  "degenerate_structure")
 
 
 def _text(value: Any) -> str:
@@ -128,14 +137,17 @@ class PlanReward:
             return [None] * len(completions)
         self.last_response = response
         rewards = [0.0] * len(completions)
-        per_sample = {"struct": [0.0] * len(completions), "pers": [0.0] * len(completions),
-                      "ped": [0.0] * len(completions), "gated": [0.0] * len(completions)}
+        per_sample = {column: [0.0] * len(completions) for column in ("struct", "pers", "ped", "gated", "flagged")}
+        signals = dict.fromkeys(GAMING_SIGNALS, 0)
         for group, indices in zip(response["groups"], order):
             for plan, i in zip(group["plans"], indices):
                 rewards[i] = float(plan["reward"])
                 for axis in ("struct", "pers", "ped"):
                     per_sample[axis][i] = float(plan["raw"][axis])
                 per_sample["gated"][i] = 1.0 if plan["gate"]["failed"] else 0.0
+                per_sample["flagged"][i] = 1.0 if plan["gaming_flags"] else 0.0
+                for code in plan["gaming_flags"]:
+                    signals[code] = signals.get(code, 0) + 1  # a code newer than this client is logged too
         n = max(1, len(completions))
         if log_extra is not None:
             for column, values in per_sample.items():
@@ -143,4 +155,6 @@ class PlanReward:
         if log_metric is not None:
             for column, values in per_sample.items():
                 log_metric(f"{self.__name__}/{column}_mean", sum(values) / n)
+            for code, plans in signals.items():
+                log_metric(f"{self.__name__}/gaming/{code}_mean", plans / n)
         return rewards

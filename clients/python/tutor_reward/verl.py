@@ -79,7 +79,7 @@ def compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_
         warnings.warn(f"ground_truth could not be read as a learner profile, scored without one: {ground_truth!r:.200}",
                       RuntimeWarning, stacklevel=2)
     return {"score": out["rewards"][0], "plan_score": out["scores"][0], "struct": logs["struct"][0],
-            "pers": logs["pers"][0], "ped": logs["ped"][0], "gated": logs["gated"][0]}
+            "pers": logs["pers"][0], "ped": logs["ped"][0], "gated": logs["gated"][0], "flagged": logs["flagged"][0]}
 
 
 def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str], ground_truths: Sequence[Any],
@@ -109,5 +109,5 @@ def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str
         for plan, i in zip(group["plans"], indices):
             results[i] = {"score": plan["reward"], "plan_score": plan["score"], "advantage": plan["advantage"],
                           "struct": plan["raw"]["struct"], "pers": plan["raw"]["pers"], "ped": plan["raw"]["ped"],
-                          "gated": 1 if plan["gate"]["failed"] else 0}
+                          "gated": 1 if plan["gate"]["failed"] else 0, "flagged": 1 if plan["gaming_flags"] else 0}
     return results

@@ -46,13 +46,14 @@ export const openRlhfRoute =
         }
         // OpenRLHF with several --reward.remote_url entries sends each sample to the first and empty lists to
         // the others; the answer must be well formed, and no step is opened for nothing.
-        if (query.length === 0) return { rewards: [], scores: [], extra_logs: { struct: [], pers: [], ped: [], gated: [], step: [], profile_ignored: [] } };
+        if (query.length === 0)
+          return { rewards: [], scores: [], extra_logs: { struct: [], pers: [], ped: [], gated: [], flagged: [], step: [], profile_ignored: [] } };
         const signal = requestSignal(req, reply, ctx.deadlineMs);
         const samples = samplesOf(req.body);
         const judge = (gate: GateOptions) =>
           ctx.pool.run(
             'evaluateSamplesTask',
-            { samples: samples.map(({ completion, profile }) => ({ completion, profile })), limits: ctx.planLimits, gate },
+            { samples: samples.map(({ completion, profile, query }) => ({ completion, profile, query })), limits: ctx.planLimits, gate },
             signal,
           );
         const { scores, step, summary } = await scoreSamplesInRun(req.query.run_id, req.query.step, runDeps(ctx), judge, signal);
@@ -65,6 +66,7 @@ export const openRlhfRoute =
             pers: scores.map((s) => s.raw.pers),
             ped: scores.map((s) => s.raw.ped),
             gated: scores.map((s) => (s.gate.failed ? 1 : 0)),
+            flagged: scores.map((s) => (s.gaming_flags.length > 0 ? 1 : 0)),
             step: scores.map(() => step),
             profile_ignored: samples.map((s) => (s.profileIgnored ? 1 : 0)),
           },

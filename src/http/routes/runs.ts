@@ -13,11 +13,19 @@ const CSV_COLUMNS = HISTORY_COLUMNS.flatMap((c) => (c === 'gated' ? [c, 'gated_f
 const CSV_HEADER = CSV_COLUMNS.map((c) => c.replace(/^wa_/, 'w_after_')).join(',');
 
 // Numbers are written with JavaScript's shortest round-trip form, so a CSV reader gets the exact doubles.
-// Gate reasons read `cycle:3 parse_error:1` (no comma to quote); a value the step predates is empty.
+// Gate reasons and gaming signals read `cycle:3 parse_error:1` (no comma to quote); a value the step
+// predates is empty.
+function counts(c: Record<string, number> | null): string {
+  return c === null
+    ? ''
+    : Object.entries(c)
+        .map(([code, n]) => `${code}:${n}`)
+        .join(' ');
+}
+
 function historyCsv(rows: HistoryRow[]): string {
   const lines = rows.map((r) => {
-    const reasons = r.gate_reasons && Object.entries(r.gate_reasons).map(([reason, n]) => `${reason}:${n}`);
-    const flat = { ...historyColumns(r), gated_fraction: r.gated_fraction, gate_reasons: reasons?.join(' ') ?? '' };
+    const flat = { ...historyColumns(r), gated_fraction: r.gated_fraction, gate_reasons: counts(r.gate_reasons), gaming: counts(r.gaming) };
     return CSV_COLUMNS.map((c) => flat[c] ?? '').join(',');
   });
   return `${[CSV_HEADER, ...lines].join('\n')}\n`;

@@ -181,7 +181,7 @@ export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
     let k = 0;
     const groups: EvaluatedGroup<WireJudgedPlan>[] = judged.map((g) => ({
       ...g,
-      plans: g.plans.map((e) => ({ gate: e.gate, raw: e.raw, detail: ranges[k++]! })),
+      plans: g.plans.map((e) => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags, detail: ranges[k++]! })),
     }));
     const out = { groups, palette: paletteInfo(palette), details, json: input.json ? jsonRange : undefined };
     transfers.set(out, [details.buffer]);
@@ -227,8 +227,13 @@ export function readScorePlanTask(input: ReadScorePlanInput, stop: Stop) {
   });
 }
 
-export function evaluateSamplesTask(input: { samples: { completion: unknown; profile: Profile }[]; limits: PlanLimits; gate: GateOptions }, stop: Stop) {
-  return task(stop, (): Judged[] => evaluateSamples(input.samples, input.limits, input.gate).map((e) => ({ gate: e.gate, raw: e.raw })));
+export function evaluateSamplesTask(
+  input: { samples: { completion: unknown; profile: Profile; query: string | null }[]; limits: PlanLimits; gate: GateOptions },
+  stop: Stop,
+) {
+  return task(stop, (): Judged[] =>
+    evaluateSamples(input.samples, input.limits, input.gate).map((e) => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags })),
+  );
 }
 
 export function textScoresTask(input: { body: EvaluateTextRequest; metrics: TextMetric[] }, stop: Stop) {

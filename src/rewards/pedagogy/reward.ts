@@ -25,6 +25,17 @@ function scan(text: string, bits: number): number {
   return bits;
 }
 
+/** Where phase cues lie in `text`, and the phase of each. */
+export function cueSpans(text: string): { phase: Phase; start: number; end: number }[] {
+  const out: { phase: Phase; start: number; end: number }[] = [];
+  CUES.lastIndex = 0;
+  for (let m = CUES.exec(text); m !== null; m = CUES.exec(text)) {
+    const i = m.slice(1).findIndex((g) => g !== undefined);
+    out.push({ phase: ALL_PHASES[i]!, start: m.index, end: m.index + m[0].length });
+  }
+  return out;
+}
+
 /** Phases a step exhibits, as a bit set over ALL_PHASES, before the human-input rule. */
 function cuedPhases(step: Step, palette: ResolvedPalette): number {
   let bits = scan(step.instruction, 0);

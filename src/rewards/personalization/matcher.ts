@@ -42,11 +42,18 @@ export class PhraseMatcher {
 
   /** `text` must already be lowercased (callers lowercase once per text, not once per phrase). */
   scan(text: string): Set<string> {
-    const found = new Set<string>();
+    return new Set(this.spans(text).map((s) => s.phrase));
+  }
+
+  /** Each match with where it lies in `text` (lowercased, as for `scan`). */
+  spans(text: string): { phrase: string; start: number; end: number }[] {
+    const out: { phrase: string; start: number; end: number }[] = [];
     const re = this.regex;
-    if (!re) return found;
+    if (!re) return out;
     re.lastIndex = 0;
-    for (let m = re.exec(text); m !== null; m = re.exec(text)) found.add(SEPARATOR.test(m[0]) ? normalizePhrase(m[0]) : m[0]);
-    return found;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      out.push({ phrase: SEPARATOR.test(m[0]) ? normalizePhrase(m[0]) : m[0], start: m.index, end: m.index + m[0].length });
+    }
+    return out;
   }
 }

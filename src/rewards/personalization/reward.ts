@@ -20,6 +20,16 @@ export class SignalCoverage {
     this.matcher = new PhraseMatcher(signals.flatMap((s) => s.phrases));
   }
 
+  /** The signals' phrases found in `lowered` text, with their places (for the gaming signals). */
+  phraseSpans(lowered: string): { phrase: string; start: number; end: number }[] {
+    return this.matcher.spans(lowered);
+  }
+
+  /** The signal a normalized phrase belongs to. */
+  signalOf(phrase: string): ProfileSignal | undefined {
+    return this.signals.find((s) => s.phrases.includes(phrase));
+  }
+
   // PersonalPlan §3.3: R_pers = |{c ∈ C(I_p) : c present in Text(P)}| / max(1, |C(I_p)|)
   score(plan: Plan): PersonalizationReward {
     const found = this.matcher.scan(planText(plan));

@@ -29,7 +29,7 @@ t.test('the response written from worker fragments is byte for byte the referenc
     ['client strings shaped like the marker', tricky],
   ]) {
     const options = resolveOptions(req.options, DEFAULT_SCORING);
-    const gate = { strict: options.strict, lambda_hard: options.lambda_hard };
+    const gate = { strict: options.strict, lambda_hard: options.lambda_hard, reward_profile: options.reward_profile };
     const judged = judgementOf([unwrap(await evaluateGroupsTask({ groups: req.groups, palette: req.palette, limits, gate }, () => false))]);
     let pauses = 0;
     const pieces = await responseJson(compose(judged, options, run.weights), run, async () => pauses++);

@@ -161,6 +161,14 @@ function createCharts() {
     ],
     hooks: verticalMarkers(() => state.rows.filter((r) => r.refreshed).map((r) => ({ x: r.step, color: AXIS_COLOR[lagging(r.ema, state.run.config.rho)] }))),
   });
+  state.charts.gaming = stepChart(plotOf('chart-gaming'), {
+    yLabel: 'share of plans',
+    yRange: (_u, _min, max) => [0, Math.max(0.1, Math.min(1, (max ?? 0) * 1.15))],
+    series: [
+      ...GAMING_SIGNALS.map((code) => ({ label: code, stroke: SIGNAL_COLOR[code], width: 1.5, value: (_u, v) => pct(v) })),
+      { label: 'any signal', stroke: '#1d2430', width: 2.5, value: (_u, v) => pct(v) },
+    ],
+  });
   state.charts.plans = stepChart(plotOf('chart-plans'), {
     yLabel: 'plans per step',
     digits: 0,
@@ -176,6 +184,20 @@ function createCharts() {
     series: [{ label: 'diversity (group mean)', stroke: '#6b3fa0', width: 2 }],
   });
 }
+
+// The gaming signal codes (src/contracts/gaming.ts) and their colours (Okabe–Ito, told apart at a glance).
+const SIGNAL_COLOR = {
+  bare_keywords: '#e69f00',
+  keyword_stuffing: '#d55e00',
+  duplicate_steps: '#0072b2',
+  off_topic: '#009e73',
+  cue_only_phase: '#cc79a7',
+  degenerate_structure: '#56b4e9',
+};
+const GAMING_SIGNALS = Object.keys(SIGNAL_COLOR);
+
+/** A count as a share of the step's plans; null (a step finalized before it was counted) stays a gap. */
+const shareOf = (n, plans) => (n === null || n === undefined ? null : plans === 0 ? 0 : n / plans);
 
 // Colours for gate reasons (violation codes that gate), one per code, told apart at a glance; others cycle.
 const REASON_COLOR = {
@@ -251,6 +273,11 @@ function drawCharts() {
     rows.map((r) => (r.refreshed ? r.weights_after[lagging(r.ema, rho)] : null)),
   ]);
   gateChart(rows);
+  state.charts.gaming.update([
+    xs,
+    ...GAMING_SIGNALS.map((code) => rows.map((r) => shareOf(r.gaming && (r.gaming[code] ?? 0), r.plans))),
+    rows.map((r) => shareOf(r.flagged, r.plans)),
+  ]);
   state.charts.plans.update([xs, rows.map((r) => r.plans), rows.map((r) => r.late_plans)]);
   // `diversity` is new: absent on older services and rows, which is a gap like null.
   state.charts.diversity.update([xs, rows.map((r) => r.diversity ?? null)]);
@@ -315,6 +342,7 @@ const CONFIG_LABELS = {
   w_max: 'w_max',
   w0: 'w0 (initial weights struct / pers / ped)',
   lambda_hard: 'λ_hard (gate penalty)',
+  reward_profile: 'reward profile',
   epsilon: 'ε',
   tau: 'τ',
   ddof: 'ddof',
@@ -360,9 +388,9 @@ function refreshesTable(rows, config) {
 function stepsTable(rows) {
   const table = $('steps');
   table.replaceChildren(
-    row(['Step', 'Plans', 'Late', 'Gated', 'Mean struct', 'Mean pers', 'Mean ped', 'Weights (struct / pers / ped)', 'Diversity', 'Finalized'], {
+    row(['Step', 'Plans', 'Late', 'Gated', 'Flagged', 'Mean struct', 'Mean pers', 'Mean ped', 'Weights (struct / pers / ped)', 'Diversity', 'Finalized'], {
       header: true,
-      numeric: [0, 1, 2, 3, 4, 5, 6, 8],
+      numeric: [0, 1, 2, 3, 4, 5, 6, 7, 9],
     }),
   );
   for (const r of rows.slice(-LATEST_ROWS).reverse()) {
@@ -373,6 +401,7 @@ function stepsTable(rows) {
           String(r.plans),
           String(r.late_plans),
           pct(r.gated_fraction),
+          pct(shareOf(r.flagged, r.plans)),
           fmt(r.mean.struct),
           fmt(r.mean.pers),
           fmt(r.mean.ped),
@@ -380,7 +409,7 @@ function stepsTable(rows) {
           fmt(r.diversity),
           time(r.finalized_at),
         ],
-        { numeric: [0, 1, 2, 3, 4, 5, 6, 8] },
+        { numeric: [0, 1, 2, 3, 4, 5, 6, 7, 9] },
       ),
     );
   }

@@ -1,0 +1,408 @@
+import { GAMING_SIGNAL_CODES, type GamingSignal, type GamingSignalCode } from '../../contracts/gaming.js';
+import type { Phase } from '../../contracts/palette.js';
+import type { Step } from '../../contracts/plan.js';
+import type { Profile } from '../../contracts/profile.js';
+import type { PedagogyReward, PersonalizationReward } from '../../contracts/results.js';
+import type { PlanAnalysis } from '../../plan/analyze.js';
+import { toolPhase, type ResolvedPalette } from '../../plan/palette.js';
+import { SCORED_PHASES } from '../pedagogy/phases.js';
+import { cueSpans } from '../pedagogy/reward.js';
+import type { SignalCoverage } from '../personalization/reward.js';
+import { isProgrammingWord } from './topic.js';
+import { copiedWords, isFunctionWord, isStopword, jaccard, ngrams, sentences, stem, stemsMatch, words, type Word } from './text.js';
+import { GAMING_THRESHOLDS, READING as R } from './thresholds.js';
+
+/** What the signals read of a rollout group besides its plans: built once per group. */
+export interface GamingContext {
+  coverage: SignalCoverage | null;
+  /** Stems of the query's own words (not profile phrases, cues or function words); null without a query. */
+  queryStems: string[] | null;
+  /** Word runs of the query and the profile, to tell text a plan copied from its own. */
+  copySource: Set<string>;
+  /** Words of the profile's tags, skills and signals: named, they are the profile's words, not the plan's. */
+  profileWords: Set<string>;
+  /** Plan fields already read, by text. */
+  fields: { sentences: Map<string, RawSentence[]>; labels: Map<string, RawSentence[]> };
+}
+
+/** What the guarded reward needs of the signals' reading, besides the signals. */
+export interface GamingReading {
+  signals: GamingSignal[];
+  /** Profile signals the plan names in sentences of its own. */
+  signalsInSentences: Set<string>;
+  /** Scored phases some step enacts (not only cues). */
+  enactedPhases: Set<Phase>;
+  /** Each signal's measure, fired or not (for calibration). */
+  measures: Record<GamingSignalCode, number>;
+}
+
+function profileText(profile: Profile | undefined): string {
+  if (profile === undefined) return '';
+  if (typeof profile === 'string') return profile;
+  if (Array.isArray(profile)) return profile.join(', ');
+  const list = (v: string | readonly string[] | null | undefined) => (v == null ? '' : typeof v === 'string' ? v : v.join(', '));
+  return [profile.about_me, list(profile.tags), list(profile.skills), profile.experience, list(profile.goals), list(profile.signals)]
+    .map((v) => v ?? '')
+    .join('\n');
+}
+
+const plainWords = (text: string) => words(text.toLowerCase()).map((w) => w.text);
+
+/** The named items of a profile: its tags, skills and signals (a bare list is the tags). */
+function profileItems(profile: Profile | undefined): string[] {
+  if (profile === undefined || typeof profile === 'string') return [];
+  if (Array.isArray(profile)) return [...profile];
+  const list = (v: string | readonly string[] | null | undefined) => (v == null ? [] : typeof v === 'string' ? v.split(/[,;|\s]+/) : [...v]);
+  return [...list(profile.tags), ...list(profile.skills), ...list(profile.signals)];
+}
+
+export function gamingContext(query: string | null | undefined, profile: Profile | undefined, coverage: SignalCoverage | null): GamingContext {
+  const copySource = new Set<string>();
+  for (const text of [query ?? '', ...profileText(profile).split('\n')]) for (const g of ngrams(plainWords(text), R.copiedRun)) copySource.add(g);
+  const profileWords = new Set(
+    [...profileItems(profile), ...(coverage?.signals.flatMap((s) => s.phrases) ?? [])].flatMap(plainWords).filter((w) => !isFunctionWord(w)),
+  );
+  const fields = () => ({ sentences: new Map(), labels: new Map() });
+  if (!query) return { coverage, queryStems: null, copySource, profileWords, fields: fields() };
+  const read = readSentence(query, { coverage, queryStems: null, copySource: new Set(), profileWords: new Set(), fields: fields() }, false);
+  const stems = [...new Set(read.ownWords.map(stem))];
+  return { coverage, queryStems: stems.length > 0 ? stems : null, copySource, profileWords, fields: fields() };
+}
+
+/** What a sentence says, read once per distinct text of a group (its plans share most of their text). */
+interface RawSentence {
+  label: boolean;
+  grammar: number;
+  /** Words that are not function words. */
+  content: number;
+  /** Content words that are profile phrases. */
+  signalWords: number;
+  /** Content words that are profile phrases, phase cues or copied from the query or profile. */
+  keywords: number;
+  /** The plan's own words: not profile phrases, cues, copied runs, profile items, function or generic words. */
+  ownWords: string[];
+  /** Stems of the words that say what it is about, copied ones included. */
+  topicStems: string[];
+  /** Ids of the profile signals named in it outside copied runs. */
+  named: Set<string>;
+
+  /** The phases its cues name. */
+  phases: Set<Phase>;
+  /** Whether it asks the learner something. */
+  asks: boolean;
+  /** Whether it names a programming word or the query. */
+  onTopic: boolean;
+}
+
+/** A sentence in its plan: whether it is on topic there, and what it then credits. */
+interface Sentence {
+  raw: RawSentence;
+  onTopic: boolean;
+  /** Ids of the profile signals it credits: named in a sentence around them, on topic. */
+  signals: ReadonlySet<string>;
+  /** Whether it says something of its own besides cues: a sentence that does what its cues name. */
+  acts: boolean;
+  /** The same with the smaller number of own words activation needs, asking the learner. */
+  asksAbout: boolean;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/** What depends on whether the sentence is on topic: a sentence about something else credits nothing. */
+function settle(raw: RawSentence, onTopic: boolean): Sentence {
+  const { label, grammar, signalWords, content, ownWords } = raw;
+  // A keyword list has no grammar, or is all keywords however it is dressed.
+  const credits = label
+    ? signalWords < content && signalWords <= R.labelKeywordShare * content
+    : grammar > 0 && onTopic && ownWords.length >= R.sentenceOwnWordsForSignals && signalWords <= R.sentenceKeywordShare * content;
+  return {
+    raw,
+    onTopic,
+    signals: credits ? raw.named : NONE,
+    acts: grammar > 0 && onTopic && ownWords.length >= R.sentenceOwnWords,
+    asksAbout: grammar > 0 && onTopic && ownWords.length >= R.activationOwnWords && raw.asks,
+  };
+}
+
+// Activation probes the learner: a question to them, not the cue word alone.
+const ASKS_LEARNER =
+  /\?|\b(?:ask|asks|asking|question|questions|quiz|quizzes|survey|interview|find out|what (?:the (?:learner|student|user)|they|you) (?:already )?(?:know|knows|use|uses|used|tried|understand))\b/i;
+
+/** For each character of a text, the index of the word it belongs to (−1 between words). */
+function wordAt(length: number, ws: readonly Word[]): Int32Array {
+  const at = new Int32Array(length).fill(-1);
+  for (let i = 0; i < ws.length; i++) at.fill(i, ws[i]!.start, ws[i]!.end);
+  return at;
+}
+
+/** The words a span of characters touches. */
+function covered(at: Int32Array, start: number, end: number): number[] {
+  const hit: number[] = [];
+  for (let c = start; c < end; c++) {
+    const i = at[c]!;
+    if (i >= 0 && hit.at(-1) !== i) hit.push(i);
+  }
+  return hit;
+}
+
+/** What a sentence's text says whatever the group: its words, cues and programming words. */
+interface Text {
+  lowered: string;
+  ws: Word[];
+  /** The words as strings, and whether each is a function word. */
+  plain: string[];
+  grammar: boolean[];
+  at: Int32Array;
+  inCue: boolean[];
+  phases: Set<Phase>;
+  asks: boolean;
+  stems: string[];
+  programming: boolean[];
+}
+
+// Plans repeat their sentences across groups (templates, stock phrasings): the group-free reading is kept.
+const texts = { sentences: new Map<string, Text>(), labels: new Map<string, Text>() };
+const TEXT_CACHE_MAX = 4096;
+
+function readText(text: string, label: boolean): Text {
+  const cache = label ? texts.labels : texts.sentences;
+  let t = cache.get(text);
+  if (t === undefined) {
+    if (cache.size >= TEXT_CACHE_MAX) cache.clear();
+    const lowered = text.toLowerCase();
+    const ws = words(lowered);
+    const at = wordAt(lowered.length, ws);
+    const inCue = new Array<boolean>(ws.length).fill(false);
+    const phases = new Set<Phase>();
+    if (!label) {
+      for (const span of cueSpans(lowered)) {
+        phases.add(span.phase);
+        for (const i of covered(at, span.start, span.end)) inCue[i] = true;
+      }
+    }
+    const plain = ws.map((w) => w.text);
+    t = {
+      lowered,
+      ws,
+      plain,
+      grammar: plain.map(isFunctionWord),
+      at,
+      inCue,
+      phases,
+      asks: ASKS_LEARNER.test(text),
+      stems: plain.map(stem),
+      programming: plain.map(isProgrammingWord),
+    };
+    cache.set(text, t);
+  }
+  return t;
+}
+
+/** `label`: a role or a name, which needs no grammar to name a signal ("SQL tutor"). */
+function readSentence(text: string, ctx: GamingContext, label: boolean): RawSentence {
+  const { lowered, ws, plain, grammar: isGrammar, at, inCue, phases, asks, stems, programming } = readText(text, label);
+  const inSignal = new Array<boolean>(ws.length).fill(false);
+  const spans = ctx.coverage?.phraseSpans(lowered) ?? [];
+  for (const span of spans) for (const i of covered(at, span.start, span.end)) inSignal[i] = true;
+  // A run shared with the query or profile is copied when it carries a word besides profile phrases and
+  // grammar: "in Objective-C" is how anyone names the learner's language, not a paste.
+  const copied = copiedWords(plain, ctx.copySource, R.copiedRun, (i) => !inSignal[i] && !isGrammar[i]);
+  const named = new Set<string>();
+  for (const span of spans) {
+    const id = ctx.coverage!.signalOf(span.phrase)?.id;
+    if (id !== undefined && covered(at, span.start, span.end).every((i) => !copied[i])) named.add(id);
+  }
+  let grammar = 0;
+  let content = 0;
+  let signalWords = 0;
+  let keywords = 0;
+  let onTopic = false;
+  const ownWords: string[] = [];
+  // What the sentence is about, copied words included: naming the query's words is how a step stays on topic.
+  const topicStems: string[] = [];
+  for (let i = 0; i < ws.length; i++) {
+    const w = plain[i]!;
+    if (isGrammar[i]) {
+      grammar++;
+      continue;
+    }
+    content++;
+    if (inSignal[i]) signalWords++;
+    if (inSignal[i] || inCue[i]) keywords++;
+    else if (!isStopword(w) && !/^\d+$/.test(w)) {
+      topicStems.push(stems[i]!);
+      onTopic ||= programming[i]!;
+      if (copied[i]) keywords++;
+      else if (!ctx.profileWords.has(w)) ownWords.push(w);
+    }
+  }
+  const q = ctx.queryStems;
+  if (!onTopic && q !== null) onTopic = new Set(topicStems.filter((s) => q.some((x) => stemsMatch(s, x)))).size >= R.queryWords;
+  return { label, grammar, content, signalWords, keywords, ownWords, topicStems, named, phases, asks, onTopic };
+}
+
+/** The set of an instruction's words, for telling repeated steps apart. */
+function wordSet(instruction: string): Set<string> {
+  let set = wordSets.get(instruction);
+  if (set === undefined) {
+    if (wordSets.size >= TEXT_CACHE_MAX) wordSets.clear();
+    set = new Set(words(instruction.toLowerCase()).map((w) => w.text));
+    wordSets.set(instruction, set);
+  }
+  return set;
+}
+const wordSets = new Map<string, Set<string>>();
+
+// A group's plans are read against one context, so the cache lives there, bounded.
+const FIELD_CACHE_MAX = 2048;
+
+function readField(text: string | undefined, ctx: GamingContext, label = false): RawSentence[] {
+  if (!text) return [];
+  const cache = label ? ctx.fields.labels : ctx.fields.sentences;
+  let read = cache.get(text);
+  if (read === undefined) {
+    if (cache.size >= FIELD_CACHE_MAX) cache.clear();
+    read = sentences(text).map((s) => readSentence(s, ctx, label));
+    cache.set(text, read);
+  }
+  return read;
+}
+
+/**
+ * A step enacts a phase when one of its sentences names the phase (or the step's tool stands for it) and says
+ * something of its own; activation must also ask the learner, in that sentence, on a step with human input.
+ */
+function enacts(phase: Phase, step: Step, sentences: readonly Sentence[], palette: ResolvedPalette): boolean {
+  const viaTool = toolPhase(palette, step.tool) === phase;
+  if (phase === 'activation') return step.human_input === true && sentences.some((s) => s.asksAbout && (viaTool || s.raw.phases.has(phase)));
+  return sentences.some((s) => s.acts && (viaTool || s.raw.phases.has(phase)));
+}
+
+const names = (ids: Iterable<string>) => [...ids].join(', ');
+const percent = (x: number) => `${(x * 100).toFixed(0)} %`;
+
+/**
+ * The gaming signals of one parsed plan, with their evidence (docs/rewards.md §10). Each signal has one
+ * measure, taken on every plan, and fires when the measure is past its threshold.
+ */
+export function readGaming(
+  a: PlanAnalysis,
+  palette: ResolvedPalette,
+  pers: PersonalizationReward | null,
+  ped: PedagogyReward,
+  ctx: GamingContext,
+): GamingReading {
+  const { plan } = a;
+  const n = plan.steps.length;
+  const rawSteps = plan.steps.map((s) => [...readField(s.instruction, ctx), ...readField(s.expected_output, ctx)]);
+  // One round of the plan's own topic: a sentence that shares words with on-topic step sentences is on topic
+  // too. One shared word is not enough: "change" or "write" is in every plan, however often.
+  const flat = rawSteps.flat();
+  const vocabulary = flat.every((r) => r.onTopic) ? new Set<string>() : new Set(flat.filter((r) => r.onTopic).flatMap((r) => r.topicStems));
+  const place = (r: RawSentence) => settle(r, r.onTopic || new Set(r.topicStems.filter((x) => vocabulary.has(x))).size >= R.topicSharedWords);
+  const bySteps = rawSteps.map((ss) => ss.map(place));
+  const stepSentences = bySteps.flat();
+  // The evidence is written only for the signals that fire.
+  const found: Partial<Record<GamingSignalCode, () => { message: string; steps: string[] }>> = {};
+  const measures = {} as Record<GamingSignalCode, number>;
+
+  // bare_keywords: the share of the steps' profile-signal mentions that stand outside sentences of the plan's
+  // own (keyword lists, text about something else), or of the signals the paper credits that no such
+  // sentence names (copied text included), whichever is larger.
+  const mentions = stepSentences.reduce((k, s) => k + s.raw.named.size, 0);
+  const bareMentions = stepSentences.reduce((k, s) => k + s.raw.named.size - s.signals.size, 0);
+  const signalsInSentences = new Set<string>();
+  for (const s of stepSentences) for (const id of s.signals) signalsInSentences.add(id);
+  const hits = pers?.hits ?? [];
+  // Roles, goals and names are read only for the signals no step sentence credits.
+  if (hits.some((h) => !signalsInSentences.has(h.id))) {
+    const labels: RawSentence[] = [];
+    for (const agent of plan.agents) labels.push(...readField(agent.role, ctx, true), ...readField(agent.goal, ctx), ...readField(agent.backstory, ctx));
+    for (const s of plan.subtasks) labels.push(...readField(s.name, ctx, true), ...readField(s.objective, ctx));
+    for (const s of labels.map(place)) for (const id of s.signals) signalsInSentences.add(id);
+  }
+  const bare = hits.filter((h) => !signalsInSentences.has(h.id));
+  measures.bare_keywords = Math.max(hits.length === 0 ? 0 : bare.length / hits.length, mentions === 0 ? 0 : bareMentions / mentions);
+  found.bare_keywords = () => ({
+    message:
+      `${bareMentions} of ${mentions} profile-signal mentions in the steps stand in keyword lists or non-sentences` +
+      (bare.length > 0 ? `; ${bare.length} of ${hits.length} credited signals only there: ${names(bare.map((b) => b.label))}` : ''),
+    steps: plan.steps.filter((_, i) => bySteps[i]!.some((s) => s.raw.named.size > s.signals.size)).map((s) => s.id),
+  });
+
+  // keyword_stuffing: profile phrases, cues and copied text as a share of the steps' content words, over the
+  // plan and over each long step (one stuffed step among ten real ones).
+  const share = (ss: readonly Sentence[]) => {
+    const content = ss.reduce((k, s) => k + s.raw.content, 0);
+    return { content, share: content === 0 ? 0 : ss.reduce((k, s) => k + s.raw.keywords, 0) / content };
+  };
+  const perStep = bySteps.map(share);
+  measures.keyword_stuffing = Math.max(share(stepSentences).share, ...perStep.filter((p) => p.content >= R.longStepWords).map((p) => p.share));
+  found.keyword_stuffing = () => ({
+    message: `${percent(measures.keyword_stuffing)} of the content words of the plan's steps or of its densest long step are profile phrases, phase cues or copied from the query or profile`,
+    steps: plan.steps.filter((_, i) => perStep[i]!.content >= R.longStepWords && perStep[i]!.share > GAMING_THRESHOLDS.keyword_stuffing).map((s) => s.id),
+  });
+
+  // duplicate_steps: the share of steps whose instruction's word set is (nearly) an earlier one's.
+  const sets = plan.steps.map((s) => wordSet(s.instruction));
+  const repeats: string[] = [];
+  for (let j = 1; j < n; j++) {
+    if (sets[j]!.size < R.duplicateMinWords) continue;
+    for (let i = 0; i < j; i++) {
+      // Jaccard is at most the smaller set's size over the larger's: most pairs end here.
+      const [a, b] = [sets[i]!.size, sets[j]!.size];
+      if (a < R.duplicateMinWords || Math.min(a, b) < R.duplicateJaccard * Math.max(a, b)) continue;
+      if (jaccard(sets[i]!, sets[j]!) >= R.duplicateJaccard) {
+        repeats.push(plan.steps[j]!.id);
+        break;
+      }
+    }
+  }
+  measures.duplicate_steps = n === 0 ? 0 : repeats.length / n;
+  found.duplicate_steps = () => ({ message: `${repeats.length} step(s) repeat an earlier step word for word or nearly: ${names(repeats)}`, steps: repeats });
+
+  // off_topic: the share of steps that name nothing of programming or of the query in words of their own.
+  const loose = plan.steps.filter((_, i) => !bySteps[i]!.some((s) => s.onTopic)).map((s) => s.id);
+  measures.off_topic = n === 0 ? 0 : loose.length / n;
+  found.off_topic = () => ({
+    message: `${percent(measures.off_topic)} of the steps name nothing of programming or of the query beyond profile keywords and cues`,
+    steps: loose,
+  });
+
+  // cue_only_phase: the scored phases the paper credits that no step enacts.
+  const index = new Map<string, number>();
+  for (let i = n - 1; i >= 0; i--) index.set(plan.steps[i]!.id, i);
+  const enactedPhases = new Set<Phase>();
+  const cueOnly: Phase[] = [];
+  for (const phase of SCORED_PHASES) {
+    const credited = ped.phases[phase].steps;
+    if (credited.length === 0) continue;
+    const acts = (id: string) => {
+      const i = index.get(id)!;
+      return enacts(phase, plan.steps[i]!, bySteps[i]!, palette);
+    };
+    if (credited.some(acts)) enactedPhases.add(phase);
+    else cueOnly.push(phase);
+  }
+  measures.cue_only_phase = cueOnly.length;
+  found.cue_only_phase = () => ({
+    message: `${names(cueOnly)}: credited by cue words alone, no step does what the phase means`,
+    steps: [...new Set(cueOnly.flatMap((p) => ped.phases[p].steps))],
+  });
+
+  // degenerate_structure: the ways the structural reward pays for a plan that is no multi-agent plan.
+  const reasons: string[] = [];
+  if (n >= R.structureMinSteps) {
+    const runners = new Set(plan.steps.map((s) => s.agent));
+    if (runners.size < 2) reasons.push(`one agent ("${[...runners][0]}") runs all ${n} steps`);
+    if (a.dependencies.declaredEdges === 0) reasons.push(`none of the ${n} steps depends on another`);
+  }
+  measures.degenerate_structure = reasons.length;
+  found.degenerate_structure = () => ({ message: reasons.join('; '), steps: [] });
+
+  const signals: GamingSignal[] = [];
+  for (const code of GAMING_SIGNAL_CODES) {
+    if (measures[code] > GAMING_THRESHOLDS[code]) signals.push({ code, ...found[code]!(), value: measures[code], threshold: GAMING_THRESHOLDS[code] });
+  }
+  return { signals, measures, signalsInSentences, enactedPhases };
+}
