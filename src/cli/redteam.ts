@@ -69,7 +69,8 @@ export async function redteamCommand(argv: readonly string[], out: { write(s: st
   if (!Number.isInteger(budget) || budget < 1) throw new UsageError(`--budget must be a positive integer, not "${values.budget}"`);
   if (!Number.isInteger(seed)) throw new UsageError(`--seed must be an integer, not "${values.seed}"`);
 
-  const limits = planLimits(loadConfig());
+  const config = loadConfig();
+  const limits = planLimits(config);
   const palette = resolvePalette(undefined);
   const records: RealPlanRecord[] = [];
   let left = 0;
@@ -78,7 +79,7 @@ export async function redteamCommand(argv: readonly string[], out: { write(s: st
     if (!r.success) throw new UsageError(`record ${i + 1}: ${r.error.issues[0]!.path.join('.') || '(root)'}: ${r.error.issues[0]!.message}`);
     const e = evaluatePlan(r.data.plan, groupContext(r.data.query, r.data.profile), palette, limits, {
       strict: false,
-      lambda_hard: 10,
+      lambda_hard: config.LAMBDA_HARD,
       reward_profile: 'paper',
     });
     if (e.gate.failed || !e.plan) left++;

@@ -1,16 +1,9 @@
+import { jaccard } from '../common/jaccard.js';
 import type { CrossPlanMetrics } from '../contracts/evaluate-plan.js';
 import type { Plan } from '../contracts/plan.js';
 import { normalizePhrase } from '../rewards/personalization/matcher.js';
 import { DEFAULT_GED_TIMEOUT_MS, graphEditDistance, planGraph } from './ged.js';
 import { DEFAULT_KAPPA, similarityFromGed } from './structural-similarity.js';
-
-/** |A ∩ B| / |A ∪ B|; two empty sets are identical, so 1. */
-export function jaccard<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): number {
-  if (a.size === 0 && b.size === 0) return 1;
-  let common = 0;
-  for (const x of a) if (b.has(x)) common++;
-  return common / (a.size + b.size - common);
-}
 
 /** Agent roles, normalized as the lexicon normalizes phrases (case, spaces, hyphens, underscores). */
 export function agentRoles(plan: Plan): Set<string> {

@@ -6,6 +6,7 @@ import { absoluteScore, INITIAL_WEIGHTS, type AxisVector } from '../grpo/compose
 import type { ResolvedPalette } from '../plan/palette.js';
 import type { PlanLimits } from '../plan/parse.js';
 import { evaluatePlan, groupContext, type PlanEvaluation } from '../scoring/evaluate-plan.js';
+import { DEFAULT_SCORING } from '../scoring/score-groups.js';
 import { OPERATOR_NAMES, OPERATORS, profileBits, type Material, type OperatorName } from './operators.js';
 
 /** Real plans of one query and profile: where the search starts, and the mark an exploit must beat. */
@@ -75,7 +76,8 @@ export function redTeam(groups: readonly RedTeamGroup[], o: RedTeamOptions): Red
 function searchGroup(g: RedTeamGroup, o: RedTeamOptions, rand: () => number): GroupReport {
   const context = groupContext(g.query, g.profile);
   const material: Material = { query: g.query, profileBits: profileBits(g.profile) };
-  const judge = (plan: Plan) => evaluatePlan(plan, context, o.palette, o.limits, { strict: false, lambda_hard: 10, reward_profile: o.profile });
+  const judge = (plan: Plan) =>
+    evaluatePlan(plan, context, o.palette, o.limits, { strict: false, lambda_hard: DEFAULT_SCORING.lambda_hard, reward_profile: o.profile });
   const found = (plan: Plan, e: PlanEvaluation, from: number, edits: OperatorName[]): Found => ({
     score: scoreOf(e),
     raw: e.raw,

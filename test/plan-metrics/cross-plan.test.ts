@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { Plan } from '../../src/contracts/plan.js';
-import { agentRoles, crossPlanMetrics, groupDiversity, jaccard, roleEdges } from '../../src/plan-metrics/cross-plan.js';
+import { jaccard } from '../../src/common/jaccard.js';
+import { agentRoles, crossPlanMetrics, groupDiversity, roleEdges } from '../../src/plan-metrics/cross-plan.js';
 import { basePlan } from '../support/plans.js';
 
 // p1: chain a → b → c → d, roles Python tutor (a, b) and Practice coach (c, d).

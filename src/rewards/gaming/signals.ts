@@ -9,7 +9,9 @@ import { SCORED_PHASES } from '../pedagogy/phases.js';
 import { cueSpans } from '../pedagogy/reward.js';
 import type { SignalCoverage } from '../personalization/reward.js';
 import { isProgrammingWord } from './topic.js';
-import { copiedWords, isFunctionWord, isStopword, jaccard, ngrams, sentences, stem, stemsMatch, words, type Word } from './text.js';
+import { jaccard } from '../../common/jaccard.js';
+import { items } from '../personalization/signals.js';
+import { copiedWords, isFunctionWord, isStopword, ngrams, sentences, stem, stemsMatch, words, type Word } from './text.js';
 import { GAMING_THRESHOLDS, READING as R } from './thresholds.js';
 
 /** What the signals read of a rollout group besides its plans: built once per group. */
@@ -52,8 +54,7 @@ const plainWords = (text: string) => words(text.toLowerCase()).map((w) => w.text
 function profileItems(profile: Profile | undefined): string[] {
   if (profile === undefined || typeof profile === 'string') return [];
   if (Array.isArray(profile)) return [...profile];
-  const list = (v: string | readonly string[] | null | undefined) => (v == null ? [] : typeof v === 'string' ? v.split(/[,;|\s]+/) : [...v]);
-  return [...list(profile.tags), ...list(profile.skills), ...list(profile.signals)];
+  return [...items(profile.tags, true), ...items(profile.skills, false), ...(profile.signals ?? [])];
 }
 
 export function gamingContext(query: string | null | undefined, profile: Profile | undefined, coverage: SignalCoverage | null): GamingContext {

@@ -89,11 +89,3 @@ export function copiedWords(ws: readonly string[], source: ReadonlySet<string>, 
   }
   return copied;
 }
-
-/** Jaccard similarity of two word sets. */
-export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  if (a.size === 0 && b.size === 0) return 1;
-  let both = 0;
-  for (const x of a) if (b.has(x)) both++;
-  return both / (a.size + b.size - both);
-}

@@ -19,7 +19,7 @@ rememberPhrases(byTextAlias.keys());
 const lexiconText = new PhraseMatcher(byTextAlias.keys());
 
 /** Tags and skills arrive as lists or strings: "python, django" / "python django" (Stack Overflow style). */
-function items(value: string | readonly string[] | null | undefined, splitOnSpace: boolean): string[] {
+export function items(value: string | readonly string[] | null | undefined, splitOnSpace: boolean): string[] {
   if (value === undefined || value === null) return [];
   if (typeof value !== 'string') return [...value];
   if (/[,;|\n]/.test(value)) return value.split(/[,;|\n]/);
