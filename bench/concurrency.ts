@@ -12,6 +12,7 @@ import { Agent, request } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { benchBatch } from './realistic-plans.js';
 import { startBuiltService } from './service.js';
+import { writeResult } from './results.js';
 import { densePlan } from '../test/support/plans.js';
 import { EXAMPLE_SCORE_REQUEST } from '../src/contracts/examples.js';
 
@@ -322,6 +323,8 @@ try {
   child.kill('SIGTERM');
 }
 console.log(JSON.stringify(out, null, 2));
+// SOAK_ONLY compares memory settings: not the figures the docs embed.
+if (!soakOnly) writeResult('concurrency', out);
 
 async function figures(): Promise<void> {
   const health: Record<string, unknown> = {};

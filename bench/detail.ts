@@ -2,6 +2,7 @@
 // interleaved: p50 latency and response size of each (what the trainer adapters save by asking for rewards).
 import { benchBatch } from './realistic-plans.js';
 import { startBuiltService } from './service.js';
+import { writeResult } from './results.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const { base, child } = await startBuiltService();
@@ -24,4 +25,10 @@ try {
   child.kill('SIGTERM');
 }
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-console.log(JSON.stringify(Object.fromEntries(Object.keys(ms).map((d) => [d, { p50_ms: Number(p50(ms[d]!).toFixed(1)), response_bytes: bytes[d] }])), null, 2));
+const figures = {
+  batch: '64 groups × 8 plans',
+  rounds: ROUNDS,
+  ...Object.fromEntries(Object.keys(ms).map((d) => [d, { p50_ms: Number(p50(ms[d]!).toFixed(1)), response_bytes: bytes[d] }])),
+};
+console.log(JSON.stringify(figures, null, 2));
+writeResult('detail', figures);

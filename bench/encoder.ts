@@ -8,6 +8,7 @@ import { EmbeddingsModel } from '@energetic-ai/embeddings';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { loadGraphModel } from '@tensorflow/tfjs-converter';
 import * as tf from '@tensorflow/tfjs-core';
+import { writeResult } from './results.js';
 
 const dist = (p: string) => new URL(`../dist/${p}`, import.meta.url).href;
 const { SentenceEncoder } = (await import(dist('text/encoder.js'))) as typeof import('../src/text/encoder.js');
@@ -87,6 +88,7 @@ for (const batch of [1, 32]) {
 }
 results.rss_mib = { tfjs_wasm_model: rssTf, onnx_encoder: rssOnnx, process_after_both: rss() };
 console.log(JSON.stringify(results, null, 2));
+writeResult('encoder', results);
 for (const batch of [1, 32]) {
   const r = results[`batch_${batch}`] as {
     onnx: { texts_per_s: number; batch_ms_p50: number };

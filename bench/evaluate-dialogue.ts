@@ -2,6 +2,7 @@
 // conversation over a 20-step tutorial, in process on the production build, each metric timed alone
 // (new text every round, so no cache answers), then the whole request over HTTP.
 import { startBuiltService } from './service.js';
+import { writeResult } from './results.js';
 
 const dist = (p: string) => new URL(`../dist/${p}`, import.meta.url).href;
 const { sentenceBleu } = (await import(dist('metrics/text/bleu.js'))) as typeof import('../src/metrics/text/bleu.js');
@@ -76,13 +77,9 @@ try {
   child.kill('SIGTERM');
 }
 const rows = Object.entries(timings).map(([metric, ms]) => ({ metric, p50_ms: q(ms, 0.5), per_s: 1000 / q(ms, 0.5) }));
-console.log(
-  JSON.stringify(
-    { evaluate_dialogue: { turns: 40, tutorial_steps: 20, rounds: ROUNDS, metrics: rows, http_ms: { p50: q(http, 0.5), p99: q(http, 0.99) } } },
-    null,
-    2,
-  ),
-);
+const figures = { turns: 40, tutorial_steps: 20, rounds: ROUNDS, metrics: rows, http_ms: { p50: q(http, 0.5), p99: q(http, 0.99) } };
+console.log(JSON.stringify({ evaluate_dialogue: figures }, null, 2));
+writeResult('evaluate-dialogue', figures);
 for (const r of rows) console.log(`evaluate-dialogue ${r.metric.padEnd(30)}: p50 ${r.p50_ms.toFixed(2)} ms (${r.per_s.toFixed(0)} dialogues/s)`);
 console.log(
   `evaluate-dialogue whole request over HTTP    : p50 ${q(http, 0.5).toFixed(1)} ms, p99 ${q(http, 0.99).toFixed(1)} ms (${(1000 / q(http, 0.5)).toFixed(1)} dialogues/s)`,

@@ -3,6 +3,7 @@
 // the production build, one request at a time, configurations alternated, medians of 3 rounds.
 import { benchBatch } from './realistic-plans.js';
 import { startBuiltService } from './service.js';
+import { writeResult } from './results.js';
 
 const KEY = 'bench-score-key-0123456789abcdef';
 const CONFIGS: Record<string, Record<string, string>> = {
@@ -40,3 +41,10 @@ for (let round = 0; round < 3; round++) {
 }
 console.log('| configuration | GET /health p50 (ms) | /score-plan 8×8 p50 (ms) |\n| --- | --- | --- |');
 for (const [name, r] of Object.entries(results)) console.log(`| ${name} | ${p50(r.health).toFixed(3)} | ${p50(r.score).toFixed(1)} |`);
+writeResult('exposure', {
+  rounds: 3,
+  health_requests: 3000,
+  score_requests: 60,
+  batch: '8 groups × 8 plans',
+  configurations: Object.fromEntries(Object.entries(results).map(([name, r]) => [name, { health_p50_ms: p50(r.health), score_p50_ms: p50(r.score) }])),
+});

@@ -15,18 +15,7 @@ export interface GamingFigures {
 
 const f = (x: number, d = 3) => x.toFixed(d);
 
-export const FIGURES_START = '<!-- gaming-figures:start -->';
-export const FIGURES_END = '<!-- gaming-figures:end -->';
-
-/** `doc` with the figures between its markers. */
-export function embedFigures(doc: string, g: GamingFigures): string {
-  const start = doc.indexOf(FIGURES_START);
-  const end = doc.indexOf(FIGURES_END);
-  if (start < 0 || end < start) throw new Error('docs/rewards.md lost its gaming-figures markers');
-  return `${doc.slice(0, start + FIGURES_START.length)}\n${renderGamingFigures(g)}${doc.slice(end)}`;
-}
-
-/** The figures as the Markdown tables docs/rewards.md embeds (a test holds the two equal). */
+/** The figures as the Markdown tables docs/rewards.md embeds (bench/figures.ts; test/bench-figures.test.ts holds the two equal). */
 export function renderGamingFigures(g: GamingFigures): string {
   const c = g.calibration;
   const r = g.redteam;

@@ -1,8 +1,11 @@
 // `npm run bench:gaming -- <baseline git ref>`: the gaming signals' calibration on the real plans, the
 // red-team's exploit margins in both reward profiles, and /score-plan 64×8 latency against a build of the
-// baseline ref, requests taken in turns. Writes bench/results/gaming.json; docs/rewards.md embeds its table.
+// baseline ref, requests taken in turns. Writes bench/results/gaming.json; docs/rewards.md embeds its table
+// (`npm run figures`).
+import { DEFAULT_SCORING } from '../src/scoring/score-groups.js';
+import { DEFAULT_PLAN_LIMITS } from '../src/plan/parse.js';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -15,8 +18,9 @@ import { GAMING_THRESHOLDS } from '../src/rewards/gaming/thresholds.js';
 import { groupsOf, redTeam } from '../src/redteam/search.js';
 import { evaluatePlan, groupContext } from '../src/scoring/evaluate-plan.js';
 import { realPlans, spearman } from '../test/support/real-plans.js';
-import { embedFigures, renderGamingFigures, type GamingFigures } from './gaming-figures.js';
+import { renderGamingFigures, type GamingFigures } from './gaming-figures.js';
 import { benchBatch } from './realistic-plans.js';
+import { writeResult } from './results.js';
 import { startBuiltService } from './service.js';
 
 const baselineRef = process.argv[2];
@@ -24,7 +28,7 @@ if (!baselineRef) throw new Error('usage: npm run bench:gaming -- <baseline git 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
 const REDTEAM_BUDGET = Number(process.env.REDTEAM_BUDGET ?? 1000);
 const SEEDS = [1, 2, 3];
-const LIMITS = { maxCompletionBytes: 256 * 1024, maxStepsPerPlan: 1000 };
+const LIMITS = DEFAULT_PLAN_LIMITS;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 // Calibration: every signal's measure on every real plan.
@@ -36,7 +40,7 @@ const paper: number[] = [];
 const guarded: number[] = [];
 for (const r of plans) {
   const context = groupContext(r.query, r.profile);
-  const gate = { strict: false, lambda_hard: 10 } as const;
+  const gate = { strict: false, lambda_hard: DEFAULT_SCORING.lambda_hard } as const;
   const e = evaluatePlan(r.plan, context, DEFAULT_RESOLVED, LIMITS, { ...gate, reward_profile: 'paper' });
   const reading = readGaming(analyzePlan(e.plan!, DEFAULT_RESOLVED), DEFAULT_RESOLVED, e.components!.pers, e.components!.ped, context);
   for (const code of GAMING_SIGNAL_CODES as GamingSignalCode[]) {
@@ -92,9 +96,7 @@ try {
       ratio: median(ms[1]) / median(ms[0]),
     },
   };
-  writeFileSync(new URL('results/gaming.json', import.meta.url), `${JSON.stringify(figures, null, 2)}\n`);
-  const doc = new URL('../docs/rewards.md', import.meta.url);
-  writeFileSync(doc, embedFigures(readFileSync(doc, 'utf8'), figures));
+  writeResult('gaming', figures);
   console.log(renderGamingFigures(figures));
 } finally {
   execFileSync('git', ['worktree', 'remove', '--force', baselineDir], { cwd: root, stdio: 'inherit' });

@@ -6,6 +6,7 @@
 // throwaway cluster).
 import { benchBatch } from './realistic-plans.js';
 import { startBuiltService } from './service.js';
+import { writeResult } from './results.js';
 import { freshPostgresUrl } from '../test/support/stores.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -52,17 +53,13 @@ async function measure(processes: number) {
 
 const one = await measure(1);
 const three = await measure(3);
-console.log(
-  JSON.stringify(
-    {
-      seconds: SECONDS,
-      requests_per_step: PER_STEP,
-      batch: '8 groups × 8 plans',
-      one_process: one,
-      three_replicas: three,
-      ratio: Number((three.requests_per_s / one.requests_per_s).toFixed(2)),
-    },
-    null,
-    2,
-  ),
-);
+const figures = {
+  seconds: SECONDS,
+  requests_per_step: PER_STEP,
+  batch: '8 groups × 8 plans',
+  one_process: one,
+  three_replicas: three,
+  ratio: Number((three.requests_per_s / one.requests_per_s).toFixed(2)),
+};
+console.log(JSON.stringify(figures, null, 2));
+writeResult('replicas', figures);

@@ -8,27 +8,25 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { mulberry32 } from '../src/common/rng.js';
 import { benchBatch } from './realistic-plans.js';
+import { writeResult } from './results.js';
 
 type Src<T> = T;
 const dist = (p: string) => new URL(`../dist/${p}`, import.meta.url).href;
-const { openRunStore } = (await import(dist('runs/open-store.js'))) as Src<typeof import('../src/runs/open-store.js')>;
-const { RunLedger } = (await import(dist('runs/ledger.js'))) as Src<typeof import('../src/runs/ledger.js')>;
-const { ReplyCache } = (await import(dist('runs/idempotency.js'))) as Src<typeof import('../src/runs/idempotency.js')>;
-const { scoreInRun, localScorer } = (await import(dist('runs/score-in-run.js'))) as Src<typeof import('../src/runs/score-in-run.js')>;
-const { RunTurns } = (await import(dist('runs/turns.js'))) as Src<typeof import('../src/runs/turns.js')>;
-const { DEFAULT_SCORING } = (await import(dist('scoring/score-groups.js'))) as Src<typeof import('../src/scoring/score-groups.js')>;
+const { ConfigSchema } = (await import(dist('config.js'))) as Src<typeof import('../src/config.js')>;
+const { startService } = (await import(dist('service/context.js'))) as Src<typeof import('../src/service/context.js')>;
+const { scoreInRun } = (await import(dist('service/score-plan/in-run.js'))) as Src<typeof import('../src/service/score-plan/in-run.js')>;
+const { pooledScorer } = (await import(dist('service/score-plan/pooled-scorer.js'))) as Src<typeof import('../src/service/score-plan/pooled-scorer.js')>;
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 100);
-const limits = { maxCompletionBytes: 256 * 1024, maxStepsPerPlan: 1000 };
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const fmt = (x: number, d = 2) => x.toFixed(d);
 
 const STATE_URL = process.env.STATE_URL;
 const dir = mkdtempSync(join(tmpdir(), 'bench-runs-'));
-const store = await openRunStore(STATE_URL, dir);
-const judgedWith = { lambda_hard: 10, reward_profile: 'paper' } as const;
-const ledger = new RunLedger(store, { ...judgedWith, maxRuns: 1_000_000 });
-const deps = { ledger, replies: new ReplyCache(64 * 1024 * 1024), turns: new RunTurns(), serviceDefaults: DEFAULT_SCORING };
+// The serving path on this thread (WORKERS=0), so that what is timed is the bookkeeping, not a hand-off.
+const svc = await startService(ConfigSchema.parse({ STATE_DIR: dir, STATE_URL, WORKERS: '0', MAX_RUNS: '1000000' }));
+const { ledger, store } = svc;
+const judgedWith = { lambda_hard: svc.defaults.lambda_hard, reward_profile: svc.defaults.reward_profile };
 const never = new AbortController().signal;
 const batch = benchBatch(64, 8);
 
@@ -44,8 +42,10 @@ const time = async (fn: () => Promise<unknown>) => {
 for (let i = 0; i < ROUNDS + 10; i++) {
   const plainReq = { ...batch, run_id: null };
   const runReq = { ...batch, run_id: 'bench', step: i };
-  const plain = () => scoreInRun(plainReq, undefined, deps, localScorer(plainReq, limits), never);
-  const withRun = () => scoreInRun(runReq, undefined, deps, localScorer(runReq, limits), never);
+  const scorer = (req: typeof plainReq | typeof runReq) =>
+    pooledScorer(req, { groups: req.groups, plans: req.groups.reduce((n, g) => n + g.completions.length, 0) }, svc.planLimits, svc.pool, never);
+  const plain = () => scoreInRun(plainReq, undefined, svc, scorer(plainReq), never);
+  const withRun = () => scoreInRun(runReq, undefined, svc, scorer(runReq), never);
   // Alternate which goes first, so neither always pays for the other's garbage.
   let a: number;
   let b: number;
@@ -117,6 +117,7 @@ const results = {
   ten_thousand_steps: { seconds: tenKMs / 1000, database_bytes: dbBytes, bytes_per_step: dbBytes / 10_000 },
 };
 console.log(JSON.stringify(results, null, 2));
+writeResult(store.engine === 'sqlite' ? 'runs' : `runs-${store.engine}`, results);
 console.log(
   [
     `stateless  : p50 ${fmt(results.stateless_ms.p50)} ms, p99 ${fmt(results.stateless_ms.p99)} ms`,

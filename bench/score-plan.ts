@@ -1,7 +1,9 @@
 // `npm run bench`: scoring throughput and latency, in process and over HTTP, against JSON.parse of the
 // same text in the same run. Figures are measured, never assumed; the targets are printed beside them.
+import { DEFAULT_PLAN_LIMITS } from '../src/plan/parse.js';
 import { performance } from 'node:perf_hooks';
 import { benchBatch } from './realistic-plans.js';
+import { writeResult } from './results.js';
 import { startBuiltService } from './service.js';
 
 // The production build (`npm run bench` compiles it first), typed by its source.
@@ -11,7 +13,7 @@ const { scoreGroups, DEFAULT_SCORING } = (await import(
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 100);
 const HTTP_ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 60);
-const limits = { maxCompletionBytes: 256 * 1024, maxStepsPerPlan: 1000 };
+const limits = DEFAULT_PLAN_LIMITS;
 
 const median = (xs: number[]) => quantile(xs, 0.5);
 function quantile(xs: number[], q: number): number {
@@ -91,6 +93,7 @@ const results = {
   response_bytes: http.responseBytes,
 };
 console.log(JSON.stringify(results, null, 2));
+writeResult('score-plan', results);
 console.log(
   [
     `in process : p50 ${fmt(results.in_process_ms.p50)} ms, p99 ${fmt(results.in_process_ms.p99)} ms, ${results.in_process_plans_per_s} plans/s`,

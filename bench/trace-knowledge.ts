@@ -7,6 +7,7 @@
 //  - incremental: the previous estimate passed back and one new turn read, as a backend calls it each turn.
 import { readFileSync } from 'node:fs';
 import { startBuiltService } from './service.js';
+import { writeResult } from './results.js';
 
 const ROUNDS = Number(process.env.BENCH_TRACE_ROUNDS ?? 60);
 const WARM_UP = 5;
@@ -86,7 +87,9 @@ try {
 } finally {
   child.kill('SIGTERM');
 }
-console.log(JSON.stringify({ trace_knowledge: { kcs: KCS, turns: TURNS, rounds: ROUNDS, ms: results } }, null, 2));
+const figures = { kcs: KCS, turns: TURNS, rounds: ROUNDS, ms: results };
+console.log(JSON.stringify({ trace_knowledge: figures }, null, 2));
+writeResult('trace-knowledge', figures);
 for (const [mode, r] of Object.entries(results)) {
   console.log(`trace-knowledge ${KCS} KCs × ${TURNS} turns, ${mode.padEnd(12)}: p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (target p50 < 50 ms)`);
 }

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { turnLine } from '../src/verify/format.js';
 import { startBuiltService } from './service.js';
+import { writeResult } from './results.js';
 
 const ROUNDS = Number(process.env.BENCH_VERIFY_ROUNDS ?? 60);
 const WARM_UP = 5;
@@ -99,6 +100,7 @@ try {
   child.kill('SIGTERM');
 }
 console.log(JSON.stringify({ verify_turn: results }, null, 2));
+writeResult('verify-turn', { verify_turn: results });
 for (const r of results as Array<{
   candidates: number;
   cache_hits: number;

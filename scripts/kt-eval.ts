@@ -17,7 +17,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BktParams, DEFAULT_PARAMS, pCorrect, posterior, transition } from '../src/tracing/bkt.js';
+import { DEFAULT_PARAMS } from '../src/contracts/trace-knowledge.js';
+import { type BktParams, pCorrect, posterior, transition } from '../src/tracing/bkt.js';
 import { FIT_DEFAULTS, type FitResult, fitSkill } from '../src/tracing/em.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../..');

@@ -3,9 +3,11 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Config, trustProxy } from './config.js';
-import { scoringContext } from './http/context.js';
-import { installErrorHandler, InvalidRequest } from './http/errors.js';
-import { depthIssue, LARGE_JSON_CHARS } from './http/json-body.js';
+import { startService } from './service/context.js';
+import { InvalidRequest } from './common/errors.js';
+import { installErrorHandler } from './http/errors.js';
+import { installJsonParser } from './request-body/fastify-parsers.js';
+import { depthIssue } from './request-body/json.js';
 import { tidyOpenApi } from './http/openapi-tidy.js';
 import { clientErrorHandler, registerTransport } from './http/transport.js';
 import { exposureProblem, installAccess, parseKeys } from './http/access.js';
@@ -22,7 +24,7 @@ import { verifyTurnRoute } from './http/routes/verify-turn.js';
 import { traceKnowledgeRoute } from './http/routes/trace-knowledge.js';
 import { dialogueNextRoute } from './http/routes/dialogue-next.js';
 import { evaluateRoutes } from './http/routes/evaluate.js';
-import type { Capability } from './http/capability.js';
+import type { Capability } from './service/capability.js';
 import type { ScoreSummary } from './scoring/score-groups.js';
 import { SCORER_VERSION } from './scoring/versions.js';
 
@@ -48,7 +50,7 @@ export async function buildApp(config: Config): Promise<App> {
     trustProxy: trustProxy(config),
     clientErrorHandler,
     // Slow clients: Node checks these every connectionsCheckingInterval (30 s by default, which let a
-    // half-sent header hold its socket for 88 s); the connection cap is set on the server below.
+    // half-sent header hold its socket well past headersTimeout); the connection cap is set on the server below.
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
     http: { headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000 },
@@ -58,23 +60,14 @@ export async function buildApp(config: Config): Promise<App> {
   app.server.maxConnections = config.MAX_CONNECTIONS;
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built from the zod-inferred types, so the compiler checks their shape; re-validating a
-  // 512-plan response with zod at run time costs 3× the scoring itself. Tests validate every response
+  // large response with zod at run time costs more than the scoring itself. Tests validate every response
   // against the schema instead (test/support/app.ts).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandler(app, config.BODY_LIMIT_BYTES, await registerTransport(app));
   // CORS and security headers before the key check, so that a refusal still reaches a browser app.
   await registerProtection(app, config);
   installAccess(app, keys);
-  // An empty JSON body (curl -X POST -H 'content-type: application/json' …/finalize) means no body. A
-  // "__proto__" or "constructor.prototype" key is dropped rather than failing the request: planners emit
-  // junk keys, unknown plan fields are ignored anyway, and nothing here merges objects.
-  const parseJson = app.getDefaultJsonParser('remove', 'remove');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (body === '') done(null, undefined);
-    else if (body.length < LARGE_JSON_CHARS) parseJson(req, body as string, done);
-    else setImmediate(() => parseJson(req, body as string, (err, value) => setImmediate(done, err, value)));
-  });
+  installJsonParser(app);
 
   const readiness: Readiness = { ready: false, reason: 'starting' };
 
@@ -125,7 +118,7 @@ export async function buildApp(config: Config): Promise<App> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  const ctx = await scoringContext(config, (err) => app.log.error({ err }, 'a pool worker failed and was replaced'));
+  const ctx = await startService(config, (err) => app.log.error({ err }, 'a pool worker failed and was replaced'));
   app.addHook('onClose', async () => {
     await ctx.pool.close();
     await ctx.store.close();

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { PlanLimits } from './plan/parse.js';
+import { DEFAULT_PLAN_LIMITS, type PlanLimits } from './plan/parse.js';
 import { RewardProfileSchema } from './contracts/gaming.js';
 import { DEFAULT_RUN_CONFIG } from './contracts/runs.js';
 
@@ -61,9 +61,9 @@ export const ConfigSchema = z
     BODY_LIMIT_BYTES: int(16 * 1024 * 1024).describe('request body limit → 413'),
     MAX_JSON_DEPTH: int(64).describe('nesting depth of the request body → 400 with the path'),
     MAX_PLANS_PER_REQUEST: int(4096).describe('completions per request, all groups together → 400'),
-    MAX_COMPLETION_BYTES: int(256 * 1024).describe('longer completion text is gated `plan_too_large`'),
-    MAX_STEPS_PER_PLAN: int(1000).describe('a plan with more steps is gated `plan_too_large`'),
-    LAMBDA_HARD: z.coerce.number().min(0).default(10).describe('default λ_hard (a request may override it)'),
+    MAX_COMPLETION_BYTES: int(DEFAULT_PLAN_LIMITS.maxCompletionBytes).describe('longer completion text is gated `plan_too_large`'),
+    MAX_STEPS_PER_PLAN: int(DEFAULT_PLAN_LIMITS.maxStepsPerPlan).describe('a plan with more steps is gated `plan_too_large`'),
+    LAMBDA_HARD: z.coerce.number().min(0).default(DEFAULT_RUN_CONFIG.lambda_hard).describe('default λ_hard (a request may override it)'),
     REWARD_PROFILE: RewardProfileSchema.default(DEFAULT_RUN_CONFIG.reward_profile).describe(
       'reward profile of new runs and of stateless requests: `paper` (PersonalPlan as published) or `guarded` (credit capped where a gaming signal fires); a run or a request may set its own',
     ),
@@ -111,8 +111,9 @@ export const ConfigSchema = z
       .min(64)
       .default(128)
       .describe('V8 old generation per worker, at least 64; a task that needs more fails with 503 (the worker is replaced)'),
+    IDLE_COLLECT_MS: int(2000).describe('how long the worker pool must rest after work before it checks `IDLE_RSS_MB`'),
     IDLE_RSS_MB: int(400).describe(
-      'resident memory (MiB) a resting process may keep: 2 s after the last task, if it holds more, the workers collect their heaps and, if it still does, are replaced by fresh ones, one at a time; keep it above the idle figure (~260 MB with the shipped models)',
+      'resident memory (MiB) a resting process may keep: `IDLE_COLLECT_MS` after the last task, if it holds more, the workers collect their heaps and, if it still does, are replaced by fresh ones, one at a time; keep it above what the process holds at rest with its models (`process_resident_memory_bytes` on `/metrics`)',
     ),
     ORT_DISABLE_TELEMETRY: z
       .enum(['0', '1'])

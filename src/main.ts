@@ -1,7 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { loadConfig, planLimits } from './config.js';
-import { serviceDefaults } from './http/context.js';
+import { serviceDefaults } from './service/context.js';
 import { selfCheck } from './scoring/self-check.js';
 
 /** Start-up failures are the operator's to fix: one line naming the cause and the setting, no stack. */

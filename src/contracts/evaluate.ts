@@ -63,6 +63,19 @@ export const EvaluateTextCorpusRequestSchema = z
     options: z.object({ smooth: Smooth.optional(), deadline_ms: DeadlineMsSchema }).strict().optional(),
   })
   .strict()
+  .superRefine(({ pairs, metrics }, ctx) => {
+    if (metrics !== undefined && !metrics.includes('bleu')) return;
+    // Corpus BLEU reads one reference stream per reference position.
+    const width = pairs[0]?.references.length;
+    const uneven = pairs.findIndex((p) => p.references.length !== width);
+    if (uneven >= 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pairs', uneven, 'references'],
+        message: `corpus BLEU needs the same number of references for every pair: this one has ${pairs[uneven]!.references.length}, pair 0 has ${width}`,
+      });
+    }
+  })
   .meta({
     id: 'EvaluateTextCorpusRequest',
     examples: [
@@ -108,7 +121,12 @@ export const EvaluateDialogueRequestSchema = z
         dict: z
           .object({
             pass_at_k: z
-              .array(z.object({ n: z.number().int().min(1), c: z.number().int().min(0), k: z.number().int().min(1) }).strict())
+              .array(
+                z
+                  .object({ n: z.number().int().min(1), c: z.number().int().min(0), k: z.number().int().min(1) })
+                  .strict()
+                  .refine((p) => p.c <= p.n && p.k <= p.n, { message: 'pass@k needs c ≤ n and k ≤ n' }),
+              )
               .max(100)
               .optional()
               .describe('Samples n, of which c pass, at k'),

@@ -11,6 +11,14 @@ export const OpenRlhfRequestSchema = z
     prompts: z.array(z.string()).optional().describe('The prompts, stripped from the front of each query'),
     labels: z.array(z.unknown()).optional().describe('Per sample: the learner profile (object or free text), { profile }, or either as a JSON string'),
   })
+  .superRefine((body, ctx) => {
+    for (const name of ['prompts', 'labels'] as const) {
+      const list = body[name];
+      if (list !== undefined && list.length !== body.query.length) {
+        ctx.addIssue({ code: 'custom', path: [name], message: `has ${list.length} entries for ${body.query.length} queries: must have ${body.query.length}` });
+      }
+    }
+  })
   .meta({
     id: 'OpenRlhfRequest',
     examples: [{ query: [`${EXAMPLE_QUERY}\n${JSON.stringify(EXAMPLE_PLAN)}`], prompts: [EXAMPLE_QUERY], labels: [EXAMPLE_PROFILE] }],

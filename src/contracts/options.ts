@@ -15,7 +15,7 @@ export const DeadlineMsSchema = z
 export const ScoringOptionsSchema = z
   .object({
     strict: z.boolean().optional().describe('Gate on every violation (MAP-PPL admission gate). Default false.'),
-    lambda_hard: z.number().min(0).max(1e6).optional().describe('λ_hard, the hard-gate penalty. Default from LAMBDA_HARD (10).'),
+    lambda_hard: z.number().min(0).max(1e6).optional().describe('λ_hard, the hard-gate penalty. Default: the run’s, else LAMBDA_HARD'),
     reward_profile: RewardProfileSchema.optional().describe(
       "paper: PersonalPlan's soft rewards exactly as published. guarded: credit capped where a gaming signal fires (docs/rewards.md §10). Default: the run's, else REWARD_PROFILE (paper)",
     ),

@@ -2,6 +2,18 @@ import { z } from 'zod';
 import { DeadlineMsSchema } from './options.js';
 import { DialogueTurnSchema, VERIFY_LIMITS } from './verify-turn.js';
 
+/**
+ * Cold-start parameters for a skill that has not been fitted: the mean of pyBKT's random initial model
+ * (`random_model_uni`: prior ~ U(0,1), learn ~ U(0,0.4), guess ~ U(0,0.4), slip ~ U(0,0.3), no forgetting),
+ * i.e. what pyBKT assumes before it has seen any data. Fitted parameters should replace these as soon as a
+ * skill has data.
+ */
+export const DEFAULT_PARAMS = Object.freeze({ prior: 0.5, learn: 0.2, guess: 0.2, slip: 0.15, forget: 0 });
+/** p(known) at or above which a KC counts as known, as in pyBKT. */
+export const DEFAULT_THRESHOLD = 0.95;
+/** Semantic evidence: the cosine floor, the cosine of full strength, the margin below a turn's best KC. */
+export const DEFAULT_SEMANTIC = Object.freeze({ min: 0.75, full: 0.9, margin: 0.02 });
+
 const TRACE_LIMITS = { maxKcs: 500, maxTurns: VERIFY_LIMITS.maxTurns, maxTextChars: VERIFY_LIMITS.maxTextChars } as const;
 
 const Text = z.string().max(TRACE_LIMITS.maxTextChars);
@@ -45,7 +57,7 @@ export const TraceKnowledgeRequestSchema = z
       .optional()
       .describe("How many turns of `context` `previous` already reflects (the last answer's `turns_total`); only later turns are read. Default 0"),
     params: BktParamsSchema.partial().optional().describe('BKT parameters for every KC; missing ones take the defaults'),
-    threshold: z.number().gt(0).max(1).optional().describe('p(known) at or above which a KC is known (default 0.95, as in pyBKT)'),
+    threshold: z.number().gt(0).max(1).optional().describe(`p(known) at or above which a KC is known (default ${DEFAULT_THRESHOLD}, as in pyBKT)`),
     semantic: z
       .object({ min: Probability, full: Probability, margin: Probability })
       .partial()
@@ -55,6 +67,20 @@ export const TraceKnowledgeRequestSchema = z
     options: z.object({ deadline_ms: DeadlineMsSchema }).strict().optional(),
   })
   .strict()
+  .superRefine((body, ctx) => {
+    if ((body.task === undefined) === (body.kcs === undefined)) ctx.addIssue({ code: 'custom', path: [], message: 'exactly one of task and kcs is required' });
+    const seen = new Set<string>();
+    body.kcs?.forEach((kc, i) => {
+      if (seen.has(kc.id)) ctx.addIssue({ code: 'custom', path: ['kcs', i, 'id'], message: `duplicate KC id "${kc.id}": KC ids must be unique` });
+      seen.add(kc.id);
+    });
+    if ((body.previous_turns ?? 0) > body.context.length) {
+      ctx.addIssue({ code: 'custom', path: ['previous_turns'], message: `must be ≤ ${body.context.length}, the number of turns sent` });
+    }
+    // Otherwise a correct answer would not be evidence of knowing: the model would be "reversed".
+    const { guess, slip } = { ...DEFAULT_PARAMS, ...body.params };
+    if (guess + slip >= 1) ctx.addIssue({ code: 'custom', path: ['params'], message: `guess + slip must be < 1, got guess ${guess} + slip ${slip}` });
+  })
   .meta({
     id: 'TraceKnowledgeRequest',
     examples: [

@@ -89,3 +89,4 @@ export const VerifyTurnResponseSchema = z
 
 export type VerifyTask = z.infer<typeof VerifyTaskSchema>;
 export type DialogueTurn = z.infer<typeof DialogueTurnSchema>;
+export type VerifyTurnRequest = z.infer<typeof VerifyTurnRequestSchema>;

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { ServiceError } from '../common/errors.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 // Who may call what (API_KEYS): each scope includes the ones before it.
@@ -19,13 +20,10 @@ declare module 'fastify' {
   }
 }
 
-export class AccessDenied extends Error {
+class AccessDenied extends ServiceError {
   override name = 'AccessDenied';
-  constructor(
-    readonly status: 401 | 403,
-    message: string,
-  ) {
-    super(message);
+  constructor(status: 401 | 403, message: string) {
+    super(status === 401 ? 'unauthorized' : 'forbidden', message);
   }
 }
 

@@ -4,8 +4,8 @@ import { GAMING_SIGNAL_CODES } from '../contracts/gaming.js';
 import { VIOLATION_CODES } from '../contracts/violations.js';
 import { SOFT_AXES } from '../grpo/compose.js';
 import type { ScoreSummary } from '../scoring/score-groups.js';
-import type { Capability } from './capability.js';
-import type { WorkPool } from './work/pool.js';
+import type { Capability } from '../service/capability.js';
+import type { WorkPool } from '../service/pool/pool.js';
 
 // Labels are bounded: a route is its pattern (`/runs/:id`, or `unmatched`), a run is one of at most
 // MAX_RUNS and its series are dropped when the run is deleted, a gate reason is one of the violation codes,
@@ -49,7 +49,7 @@ export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilitie
     });
   counter(
     'tutor_pool_idle_collections_total',
-    'Full garbage collections of every worker, run 2 s after the pool last worked when the process held more than IDLE_RSS_MB',
+    'Full garbage collections of every worker, run IDLE_COLLECT_MS after the pool last worked when the process held more than IDLE_RSS_MB',
     () => pool.collections().count,
   );
   counter('tutor_pool_collected_bytes_total', 'Worker heap those collections gave back', () => pool.collections().freedBytes);

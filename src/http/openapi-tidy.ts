@@ -1,23 +1,15 @@
 // The OpenAPI document as generated from the zod schemas, made readable: one component per type, only
 // the components something uses, a description on every response, no ±2^53 bounds shown as examples.
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { ERRORS } from '../contracts/errors.js';
 
 type Doc = OpenAPIV3_1.Document;
 const REF = '#/components/schemas/';
 
-// What each error status means on every route that declares it (src/http/errors.ts produces them).
-const ERROR_MEANING: Record<string, string> = {
-  '400': 'The request is invalid: `issues` names each field at fault (a malformed plan inside a valid request is not an error: it is scored and gated)',
-  '401': 'API keys are configured and the request has no valid one (`Authorization: Bearer <key>`)',
-  '403': "The key's scope does not include this route (read < score < admin)",
-  '404': 'No such run',
-  '409': 'The Idempotency-Key was used for a different request in this run',
-  '405': 'The path exists with other methods, listed in Allow',
-  '413': 'The body is larger than BODY_LIMIT_BYTES (after decompression)',
-  '415': 'The body is not sent as application/json, or its content-encoding is not gzip or deflate',
-  '429': 'Over RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_MS for this key (or client address); see Retry-After',
-  '503': 'Not now: the queue is full (with Retry-After), a model is unavailable, or the run store is unreachable; nothing was recorded',
-  '504': 'The request deadline passed (REQUEST_DEADLINE_MS, or a lower options.deadline_ms); its work was stopped and nothing was recorded',
+/** What an error status means, from the error table: each code answered with it and its meaning. */
+const errorMeaning = (status: string): string | undefined => {
+  const rows = Object.entries(ERRORS).filter(([, row]) => String(row.status) === status);
+  return rows.length === 0 ? undefined : rows.map(([code, row]) => `\`${code}\`: ${row.meaning}`).join('. ');
 };
 
 export function tidyOpenApi(doc: Doc): Doc {
@@ -51,7 +43,7 @@ export function tidyOpenApi(doc: Doc): Doc {
       if (op.security === undefined) for (const status of ['401', '403', '429']) op.responses![status] ??= errorResponse();
       for (const [status, response] of Object.entries(op.responses ?? {}) as [string, OpenAPIV3_1.ResponseObject][]) {
         if (response.description !== 'Default Response') continue;
-        response.description = ERROR_MEANING[status] ?? (status === '204' ? 'Done; no body' : (op.summary ?? 'OK'));
+        response.description = errorMeaning(status) ?? (status === '204' ? 'Done; no body' : (op.summary ?? 'OK'));
       }
     }
   }

@@ -2,11 +2,15 @@ import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
+import { ServiceError } from '../common/errors.js';
 import type { Config } from '../config.js';
 
-export class RateLimited extends Error {
+class RateLimited extends ServiceError {
   override name = 'RateLimited';
   readonly statusCode = 429;
+  constructor(message: string) {
+    super('rate_limited', message);
+  }
 }
 
 /** Browser access (CORS), security headers, and per-caller rate limits; before any route is registered. */

@@ -2,7 +2,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import compress from '@fastify/compress';
 import type { FastifyInstance } from 'fastify';
-import type { ErrorCode, ErrorResponse } from '../contracts/errors.js';
+import { ERRORS, type ErrorCode } from '../contracts/errors.js';
+import { errorBody } from './errors.js';
 
 /** A path pattern of the router (`/runs/:id`) as a RegExp over request paths. */
 const patternOf = (url: string) => new RegExp(`^${url.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll(/:[A-Za-z_]+/g, '[^/]+')}/?$`);
@@ -41,13 +42,14 @@ export async function registerTransport(app: FastifyInstance): Promise<(method: 
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, code, message]: [number, ErrorCode, string] =
+  const [code, message]: [ErrorCode, string] =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'request_timeout', 'the request was not received in time (HEADERS_TIMEOUT_MS for its headers, REQUEST_TIMEOUT_MS in all)']
+      ? ['request_timeout', 'the request was not received in time (HEADERS_TIMEOUT_MS for its headers, REQUEST_TIMEOUT_MS in all)']
       : err.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'headers_too_large', 'the request headers are over the 16 KiB Node.js accepts: send shorter headers']
-        : [400, 'invalid_http', `the request is not valid HTTP/1.1 (${err.code ?? 'parse error'})`];
-  const body = JSON.stringify({ statusCode: status, error: STATUS_CODES[status]!, code, message } satisfies ErrorResponse);
+        ? ['headers_too_large', 'the request headers are over the 16 KiB Node.js accepts: send shorter headers']
+        : ['invalid_http', `the request is not valid HTTP/1.1 (${err.code ?? 'parse error'})`];
+  const status = ERRORS[code].status;
+  const body = JSON.stringify(errorBody(code, message));
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,

@@ -13,9 +13,9 @@ export const DEFINITIONS = {
 };
 
 /**
- * ROUGE-L's LCS table grows with hypothesis × reference tokens: 40 M cells take about half a second
- * (two texts of some 6,000 words each); past that a request is refused rather than left to run for
- * seconds (two 200,000-character texts took 12 s).
+ * ROUGE-L's LCS table grows with hypothesis × reference tokens: up to 40 M cells (two texts of some
+ * 6,000 words each) a request is still answered promptly; past that it is refused rather than left to
+ * run for seconds, its time growing with the product of the two lengths.
  */
 const MAX_LCS_CELLS = 40_000_000;
 

@@ -12,6 +12,9 @@ export interface PlanLimits {
   maxStepsPerPlan: number;
 }
 
+/** The bounds MAX_COMPLETION_BYTES and MAX_STEPS_PER_PLAN default to. */
+export const DEFAULT_PLAN_LIMITS: Readonly<PlanLimits> = Object.freeze({ maxCompletionBytes: 256 * 1024, maxStepsPerPlan: 1000 });
+
 export type ParseOutcome =
   /** `warnings`: what the plan says that the schema ignored (unknown fields). */
   { ok: true; plan: Plan; normalizations: Normalization[]; warnings: Violation[] } | { ok: false; violations: Violation[]; normalizations: Normalization[] };

@@ -1,3 +1,5 @@
+import { ServiceError } from '../common/errors.js';
+import type { Issue } from '../contracts/errors.js';
 import {
   DEFAULT_RUN_CONFIG,
   RunConfigSchema,
@@ -28,24 +30,24 @@ export type Counted =
   | { kind: 'stale'; defaults: ScoringDefaults };
 
 /** MAX_RUNS runs exist: a new one is refused, the existing ones keep working. */
-export class RunQuotaExceeded extends Error {
+class RunQuotaExceeded extends ServiceError {
   override name = 'RunQuotaExceeded';
   constructor(readonly maxRuns: number) {
-    super(`${maxRuns} runs exist, the most this service keeps (MAX_RUNS): delete a finished run (DELETE /runs/{id}) or raise MAX_RUNS`);
+    super('run_quota', `${maxRuns} runs exist, the most this service keeps (MAX_RUNS): delete a finished run (DELETE /runs/{id}) or raise MAX_RUNS`);
   }
 }
 
-export class RunNotFound extends Error {
+export class RunNotFound extends ServiceError {
   override name = 'RunNotFound';
   constructor(readonly runId: string) {
-    super(`no run "${runId}"`);
+    super('run_not_found', `no run "${runId}"`);
   }
 }
 /** A configuration whose fields are each valid but not together (w_min > w_max, w0 summing to 0). */
-export class InvalidRunConfig extends Error {
+class InvalidRunConfig extends ServiceError {
   override name = 'InvalidRunConfig';
-  constructor(readonly issues: { path: string; message: string }[]) {
-    super(`invalid run configuration: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+  constructor(issues: Issue[]) {
+    super('invalid_request', `invalid run configuration: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   }
 }
 

@@ -1,5 +1,6 @@
+import { ServiceError } from '../common/errors.js';
 import type { HistoryRow, RunConfig, RunStepInfoSchema } from '../contracts/runs.js';
-import type { AxisVector } from '../grpo/compose.js';
+import { SOFT_AXES, type AxisVector } from '../grpo/compose.js';
 import type { ScoringDefaults } from '../scoring/score-groups.js';
 import type { z } from 'zod';
 
@@ -90,8 +91,11 @@ export interface RunStore {
 }
 
 /** The state database could not be reached: nothing of the request was recorded (503). */
-export class StoreUnavailable extends Error {
+export class StoreUnavailable extends ServiceError {
   override name = 'StoreUnavailable';
+  constructor(message: string) {
+    super('store_unavailable', `${message}; nothing was recorded, retry later`);
+  }
 }
 
 /** The run state cannot be used at all (start-up): the service must not start on it. */
@@ -103,8 +107,11 @@ export class StateUnusable extends Error {
  * The state database was found damaged while running (503). The store stops using it: writing into a
  * damaged file spreads the damage, and a half-read run would be scored wrongly.
  */
-export class StateDamaged extends Error {
+export class StateDamaged extends ServiceError {
   override name = 'StateDamaged';
+  constructor(message: string) {
+    super('state_damaged', message);
+  }
 }
 
 /** Receipts kept per run (oldest dropped first): a retry older than that is rare, and counted as new. */
@@ -134,7 +141,7 @@ export const valueColumns = (raws: readonly AxisVector[], diversities: readonly 
 /** Every request's packed values of a step, unpacked into one list per column. */
 export function stepValues(rows: Iterable<Record<keyof StepValues, Uint8Array>>): StepValues {
   const out: StepValues = { struct: [], pers: [], ped: [], diversity: [] };
-  for (const r of rows) for (const k of ['struct', 'pers', 'ped', 'diversity'] as const) unpackValues(r[k], out[k]);
+  for (const r of rows) for (const k of [...SOFT_AXES, 'diversity'] as const) unpackValues(r[k], out[k]);
   return out;
 }
 

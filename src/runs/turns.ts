@@ -1,3 +1,5 @@
+import { untilAborted } from '../common/errors.js';
+
 /**
  * Arrival order per run. The ledger's bookkeeping is synchronous, but with scoring on worker threads a
  * request's plans come back after others have arrived; each request that touches a run's state takes a
@@ -95,23 +97,4 @@ export interface Arrival {
   take(runId: string): Turn;
   /** The request touches no run after all (refused, stateless, abandoned); nothing once it has taken its turn. */
   leave(): void;
-}
-
-/** `p`, or the signal's reason if it aborts first. */
-export function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e as Error);
-      },
-    );
-  });
 }

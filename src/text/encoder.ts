@@ -51,8 +51,8 @@ interface Encoded {
 }
 
 // What one more encoder run costs, in padded tokens' worth of encoder time. USE-lite on one intra-op thread:
-// ~40 µs a token in a batch; a run of one 5–40-token text cost 5–7 tokens' worth more than its tokens, and
-// small runs are also dearer a token (45–53 µs).
+// a run of one short text costs several tokens' worth more than its tokens, and small runs are also
+// dearer a token than a batch.
 const RUN_COST_TOKENS = 8;
 
 // Past this many characters a text is cut before tokenizing: no text this long fits in max_tokens pieces.

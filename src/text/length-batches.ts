@@ -1,7 +1,7 @@
 /**
  * Cuts texts, sorted by token count, into encoder runs so that the tokens computed (padding included)
- * plus `runCost` per run are fewest: padding twenty 18-token candidates to a 40-token task text doubled
- * a /verify-turn request's encoder time. Returns [start, end) ranges of at most `maxRun` texts each.
+ * plus `runCost` per run are fewest: padding many short candidates to a long task text's length was most
+ * of a /verify-turn request's encoder time. Returns [start, end) ranges of at most `maxRun` texts each.
  */
 export function lengthBatches(sortedLengths: readonly number[], maxRun: number, runCost: number): [number, number][] {
   const n = sortedLengths.length;

@@ -27,20 +27,6 @@ export interface TraceStep {
   after: number;
 }
 
-/**
- * Cold-start parameters for a skill that has not been fitted: the mean of pyBKT's random initial model
- * (`random_model_uni`: prior ~ U(0,1), learn ~ U(0,0.4), guess ~ U(0,0.4), slip ~ U(0,0.3), no forgetting),
- * i.e. what pyBKT assumes before it has seen any data. Fitted parameters should replace these as soon as a
- * skill has data.
- */
-export const DEFAULT_PARAMS: Readonly<BktParams> = Object.freeze({
-  prior: 0.5,
-  learn: 0.2,
-  guess: 0.2,
-  slip: 0.15,
-  forget: 0,
-});
-
 const FIELDS = ['prior', 'learn', 'guess', 'slip', 'forget'] as const;
 
 /**

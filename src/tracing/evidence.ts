@@ -7,8 +7,8 @@ import type { KnowledgeComponent } from './kcs.js';
 //    evidence that the student knows it.
 //  - Naming is by identifier (exact, below) or, failing that, by meaning: the cosine between the turn's
 //    and the KC's sentence embeddings (given to the rules). Within one task every KC is close to every
-//    turn (USE-lite cosines of 0.6–0.85 on Coding-Tutor dialogues), so a turn is about a KC by meaning
-//    only when the cosine clears a floor and is within a margin of the turn's best KC.
+//    turn (USE-lite cosines on Coding-Tutor dialogues are all high and bunched together), so a turn is
+//    about a KC by meaning only when the cosine clears a floor and is within a margin of the turn's best KC.
 
 type Observation = 'correct' | 'incorrect' | 'taught';
 
@@ -29,8 +29,6 @@ export interface SemanticThresholds {
   /** Only the KCs within this much of the turn's best cosine. */
   margin: number;
 }
-
-export const DEFAULT_SEMANTIC: SemanticThresholds = { min: 0.75, full: 0.9, margin: 0.02 };
 
 const FENCE = /```[^\n]*\n?([\s\S]*?)(```|$)/g;
 const INLINE = /`([^`\n]+)`/g;

@@ -1,3 +1,4 @@
+import { DEFAULT_PLAN_LIMITS } from '../../src/plan/parse.js';
 import { createReadStream, readFileSync } from 'node:fs';
 import { PassThrough, Readable } from 'node:stream';
 import t from 'tap';
@@ -14,8 +15,9 @@ import { validateOne } from '../../src/scoring/validate-one.js';
 //  4 cycle + ShellTool (debug)                  5 truncated text, `output` (debug)  6 schema-invalid, `plan` (debug)
 //  7 bad JSON   8 blank   9 no completion   10 a JSON array   11 fenced chain text (no intent, profile)
 const FIXTURE = new URL('../fixtures/audit/small.jsonl', import.meta.url);
-const LIMITS = { maxCompletionBytes: 256 * 1024, maxStepsPerPlan: 1000 };
-const evaluator = (palette = DEFAULT_RESOLVED, strict = false) => new RecordEvaluator(palette, LIMITS, { strict, lambda_hard: 10, reward_profile: 'paper' });
+const LIMITS = DEFAULT_PLAN_LIMITS;
+const evaluator = (palette = DEFAULT_RESOLVED, strict = false) =>
+  new RecordEvaluator(palette, LIMITS, { strict, lambda_hard: DEFAULT_SCORING.lambda_hard, reward_profile: DEFAULT_SCORING.reward_profile });
 const audit = (ev = evaluator()) => auditStream(createReadStream(FIXTURE), { evaluator: ev });
 
 t.test('line accounting and malformed lines by number', async (t) => {

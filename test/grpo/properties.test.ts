@@ -1,3 +1,4 @@
+import { DEFAULT_PLAN_LIMITS } from '../../src/plan/parse.js';
 import fc from 'fast-check';
 import t from 'tap';
 import type { Profile } from '../../src/contracts/profile.js';
@@ -46,7 +47,7 @@ t.test('a gated plan never outranks a valid one in its group (groups up to 16, Î
   t.pass('property held');
 });
 
-const limits = { maxCompletionBytes: 262144, maxStepsPerPlan: 1000 };
+const limits = DEFAULT_PLAN_LIMITS;
 const group = fc.record({
   id: fc.uuid(),
   query: fc.constant('How do I group by month?'),

@@ -1,10 +1,14 @@
-// One mapping from what went wrong to its answer (src/http/errors.ts): each kind of failure a client can
-// cause has its status and machine-readable code.
+// One table from what went wrong to its answer (src/contracts/errors.ts, read by src/http/errors.ts): each
+// kind of failure a client can cause has its status and machine-readable code.
 import { readFile } from 'node:fs/promises';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import type { InjectOptions } from 'fastify';
 import t from 'tap';
-import { ERROR_CODES } from '../../src/contracts/errors.js';
+import Fastify from 'fastify';
+import { renderErrorTable, withErrorTable } from '../../scripts/errors-doc.js';
+import { ServiceError } from '../../src/common/errors.js';
+import { ERROR_CODES, ERRORS, type ErrorCode } from '../../src/contracts/errors.js';
+import { installErrorHandler } from '../../src/http/errors.js';
 import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
 import { testApp } from '../support/app.js';
 
@@ -130,10 +134,24 @@ t.test('a gzip or deflate body is read as the JSON it holds', async (t) => {
   }
 });
 
-t.test('every error code is documented in docs/operations.md', async (t) => {
+t.test('docs/operations.md carries the error table as src/contracts/errors.ts renders it, statuses included', async (t) => {
   const doc = await readFile(new URL('../../docs/operations.md', import.meta.url), 'utf8');
-  t.same(
-    ERROR_CODES.filter((code) => !doc.includes(`\`${code}\``)),
-    [],
-  );
+  t.equal(withErrorTable(doc, renderErrorTable()), doc, 'run `npm run docs:errors`');
+  for (const [code, row] of Object.entries(ERRORS)) t.match(doc, `| ${row.status} | \`${code}\``, `${code} is documented with status ${row.status}`);
+});
+
+t.test('the error handler answers every code with the status and Retry-After of its row', async (t) => {
+  const app = Fastify();
+  installErrorHandler(app, 1024, () => []);
+  app.get('/fail/:code', async (req) => {
+    throw new ServiceError((req.params as { code: Exclude<ErrorCode, 'internal'> }).code, 'failed on purpose');
+  });
+  t.teardown(() => app.close());
+  for (const [code, row] of Object.entries(ERRORS)) {
+    if (code === 'internal') continue;
+    const res = await app.inject({ method: 'GET', url: `/fail/${code}` });
+    t.equal(res.statusCode, row.status, `${code}: status`);
+    t.match(res.json(), { statusCode: row.status, code, message: 'failed on purpose' }, `${code}: body`);
+    t.equal(res.headers['retry-after'] !== undefined, row.retryable, `${code}: Retry-After only when retryable`);
+  }
 });

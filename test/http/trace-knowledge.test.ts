@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { DEFAULT_PARAMS, posterior, transition } from '../../src/tracing/bkt.js';
+import { DEFAULT_PARAMS } from '../../src/contracts/trace-knowledge.js';
+import { posterior, transition } from '../../src/tracing/bkt.js';
 import { testApp } from '../support/app.js';
 
 type Pair = { dependency_all: string; reference_steps: string; model_1: { conversation: Record<string, string>[] } };

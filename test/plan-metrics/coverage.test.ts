@@ -2,11 +2,11 @@ import t from 'tap';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE } from '../../src/contracts/examples.js';
 import { analyzePlan } from '../../src/plan/analyze.js';
 import { DEFAULT_RESOLVED } from '../../src/plan/palette.js';
-import { parsePlan } from '../../src/plan/parse.js';
+import { parsePlan, DEFAULT_PLAN_LIMITS } from '../../src/plan/parse.js';
 import { phaseCoverage, skillHitRatio } from '../../src/plan-metrics/coverage.js';
 
 // The example plan as a planner would emit it: fenced JSON text, through the project's parser.
-const parsed = parsePlan(`Plan:\n\`\`\`json\n${JSON.stringify(EXAMPLE_PLAN)}\n\`\`\``, { maxCompletionBytes: 262144, maxStepsPerPlan: 1000 });
+const parsed = parsePlan(`Plan:\n\`\`\`json\n${JSON.stringify(EXAMPLE_PLAN)}\n\`\`\``, DEFAULT_PLAN_LIMITS);
 if (!parsed.ok) throw new Error('example plan does not parse');
 const plan = parsed.plan;
 

@@ -83,11 +83,9 @@ t.test('edge cases: empty graphs, self-loops, duplicate edges, direction', async
 
 t.test('the time limit cuts a 40-node pair and returns an upper bound', async (t) => {
   const big = fixture.pairs.find((p) => p.kind === 'big-40')!;
-  const start = performance.now();
+  // How soon after the limit it returns: bench/timing-claims.ts.
   const r = graphEditDistance(big.g1, big.g2, { timeoutMs: 300 });
-  const ms = performance.now() - start;
-  t.equal(r.exact, false);
-  t.ok(ms < 1000, `returned after ${ms.toFixed(0)} ms`);
+  t.equal(r.exact, false, 'cut, not searched to the end');
   // Between the trivial lower bound and networkx's own value after a 10 s timeout (92).
   const lower = Math.abs(big.g1.nodes - big.g2.nodes) + Math.abs(big.g1.edges.length - big.g2.edges.length);
   t.ok(r.distance >= lower && r.distance <= big.ged, `GED ≤ ${r.distance} (networkx with timeout: ${big.ged})`);

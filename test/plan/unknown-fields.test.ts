@@ -1,8 +1,8 @@
 import t from 'tap';
 import { EXAMPLE_PLAN } from '../../src/contracts/examples.js';
-import { parsePlan } from '../../src/plan/parse.js';
+import { parsePlan, DEFAULT_PLAN_LIMITS } from '../../src/plan/parse.js';
 
-const limits = { maxCompletionBytes: 256 * 1024, maxStepsPerPlan: 1000 };
+const limits = DEFAULT_PLAN_LIMITS;
 type Obj = Record<string, unknown>;
 const clone = () => structuredClone(EXAMPLE_PLAN) as unknown as Obj & { agents: Obj[]; subtasks: Obj[]; steps: Obj[]; loops: Obj[] };
 

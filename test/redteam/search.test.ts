@@ -1,6 +1,7 @@
 // The red-team on the calibration set: under `paper` it finds plans the reward pays more than every real
 // plan of their group; under `guarded`, with the same seeded search and budget, it finds none. A guard that
 // stopped working would make the second test fail like the first passes.
+import { DEFAULT_PLAN_LIMITS } from '../../src/plan/parse.js';
 import t from 'tap';
 import type { Plan } from '../../src/contracts/plan.js';
 import { DEFAULT_RESOLVED } from '../../src/plan/palette.js';
@@ -9,7 +10,7 @@ import { groupsOf, redTeam } from '../../src/redteam/search.js';
 import { mulberry32 } from '../../src/common/rng.js';
 import { realPlans } from '../support/real-plans.js';
 
-const LIMITS = { maxCompletionBytes: 256 * 1024, maxStepsPerPlan: 1000 };
+const LIMITS = DEFAULT_PLAN_LIMITS;
 const BUDGET = 300;
 const groups = groupsOf(realPlans());
 const attack = (profile: 'paper' | 'guarded') => redTeam(groups, { profile, budget: BUDGET, seed: 1, palette: DEFAULT_RESOLVED, limits: LIMITS });

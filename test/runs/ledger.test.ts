@@ -1,3 +1,4 @@
+import { DEFAULT_SCORING } from '../../src/scoring/score-groups.js';
 import t from 'tap';
 import { DEFAULT_RUN_CONFIG } from '../../src/contracts/runs.js';
 import { INITIAL_WEIGHTS, type AxisVector } from '../../src/grpo/compose.js';
@@ -8,7 +9,7 @@ import { ENGINES, openStore, stateSettings, type Engine } from '../support/store
 
 const v = (struct: number, pers: number, ped: number): AxisVector => ({ struct, pers, ped });
 /** What the plans were judged with: the run defaults a new run gets here. */
-const JUDGED = { lambda_hard: 10, reward_profile: 'paper' } as const;
+const JUDGED = { lambda_hard: DEFAULT_SCORING.lambda_hard, reward_profile: DEFAULT_SCORING.reward_profile };
 const tally = (raws: AxisVector[], counts: Partial<Omit<Tally, 'raws'>> = {}): Tally => ({
   raws,
   gated: 0,

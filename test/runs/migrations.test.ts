@@ -1,3 +1,4 @@
+import { DEFAULT_SCORING } from '../../src/scoring/score-groups.js';
 // Versioned migrations: replicas starting together apply each once, and a state file written before the
 // open step was durable (schema 1) is upgraded in place with its runs intact.
 import { join } from 'node:path';
@@ -106,7 +107,7 @@ async function beforeGamingCounts(engine: Engine, s: { STATE_DIR: string; STATE_
 for (const engine of ENGINES) {
   t.test(`${engine}: gaming counts added to a kept state: null for steps finalized or begun before, counted from the next step`, async (t) => {
     const s = await stateSettings(engine);
-    const judged = { lambda_hard: 10, reward_profile: 'paper' } as const;
+    const judged = { lambda_hard: DEFAULT_SCORING.lambda_hard, reward_profile: DEFAULT_SCORING.reward_profile };
     const tally = (flagged: number, gaming: Tally['gaming']): Tally => ({
       raws: [{ struct: 1, pers: 1, ped: 1 }],
       gated: 1,

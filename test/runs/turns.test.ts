@@ -1,5 +1,6 @@
 import t from 'tap';
-import { RunTurns, untilAborted } from '../../src/runs/turns.js';
+import { untilAborted } from '../../src/common/errors.js';
+import { RunTurns } from '../../src/runs/turns.js';
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 

@@ -45,8 +45,8 @@ export function tempStateDir(): string {
 /**
  * An app on a fresh state directory (removed on close) unless STATE_DIR is given. The work runs on the main
  * thread (WORKERS=0) unless a test asks for workers: booting a worker and loading its models cost more than
- * most route tests. The pool itself is tested where it matters (test/http/work/, deadlines, probes during
- * heavy work), and test/http/work/parity.test.ts holds every route's answers equal under both.
+ * most route tests. The pool itself is tested where it matters (test/service/pool/, deadlines, probes during
+ * heavy work), and test/service/score-plan/parity.test.ts holds every route's answers equal under both.
  */
 export async function testApp(overrides: Partial<Config> = {}): Promise<FastifyInstance> {
   const stateDir = overrides.STATE_DIR ?? tempStateDir();

@@ -1,7 +1,10 @@
 import { request } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as turn } from 'node:timers/promises';
 
-/** POSTs `pieces` as separate writes, a pause between them, so that the server reads them as separate chunks. */
+/**
+ * POSTs `pieces` as separate writes, one turn of the event loop between them: a server in this process (as
+ * the tests' are) reads each as it arrives, in the poll phase of that turn, so it gets them as separate chunks.
+ */
 export function postInPieces(url: string, pieces: Buffer[]): Promise<{ status: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const length = pieces.reduce((n, p) => n + p.length, 0);
@@ -14,7 +17,7 @@ export function postInPieces(url: string, pieces: Buffer[]): Promise<{ status: n
     void (async () => {
       for (const p of pieces) {
         req.write(p);
-        await sleep(5);
+        await turn();
       }
       req.end();
     })();

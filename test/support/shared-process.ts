@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import t from 'tap';
@@ -10,8 +11,15 @@ import { ROOT } from './children.js';
 // imports those of its part, one after another, in one process. A file still runs alone with
 // `npx tap --disable-coverage <file>` (tap runs a file named on its command line even when excluded).
 
-/** What one shared file may take, as tap's `timeout` gives a file of its own (package.json). */
+/** What one test file may take on a quiet machine: tap's `timeout` (package.json). */
 const FILE_TIMEOUT_MS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { tap: { timeout: number } }).tap.timeout * 1000;
+
+/**
+ * What one shared file may take now: FILE_TIMEOUT_MS, longer in proportion when the machine has more
+ * runnable processes than cores (the one-minute load average), as scripts/with-coverage-sources.mjs gives
+ * the files that run in a process of their own. A busy machine makes a file slow, not wrong.
+ */
+const fileTimeoutMs = (): number => Math.round(FILE_TIMEOUT_MS * Math.max(1, loadavg()[0]! / availableParallelism()));
 
 /** The parts, by path prefix: a shared file belongs to the first part that claims it; `rest` takes the others. */
 const PARTS = { fuzz: ['test/http/fuzz'], http: ['test/http/'], runs: ['test/runs/'], metrics: ['test/metrics/', 'test/text/'], rest: [''] } as const;
@@ -42,9 +50,10 @@ export async function runShared(entryUrl: string): Promise<void> {
   if (!Object.hasOwn(PARTS, part)) throw new Error(`${entryUrl}: no shared part ${part} in test/support/shared-process.ts`);
   const partOf = (file: string) => (Object.keys(PARTS) as (keyof typeof PARTS)[]).find((p) => PARTS[p].some((prefix) => file.startsWith(prefix)));
   const files = sharedFiles().filter((f) => partOf(f) === part);
-  // tap's timeout is one file's; this process runs many of them.
-  t.setTimeout(files.length * FILE_TIMEOUT_MS);
   for (const file of files) {
+    // tap's timeout is one file's, and this process runs many: each file gets its own from its start, so a
+    // file that hangs is caught as soon as if it ran alone, and slow files before it take nothing from it.
+    t.setTimeout(fileTimeoutMs());
     await t.test(`${file}: loaded`, async (t) => {
       await import(pathToFileURL(join(ROOT, file)).href);
       t.pass();

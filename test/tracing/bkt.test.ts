@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap';
-import { type BktParams, DEFAULT_PARAMS, pCorrect, posterior, trace, transition, validateParams } from '../../src/tracing/bkt.js';
+import { DEFAULT_PARAMS } from '../../src/contracts/trace-knowledge.js';
+import { type BktParams, pCorrect, posterior, trace, transition, validateParams } from '../../src/tracing/bkt.js';
 
 const P: BktParams = { prior: 0.3, learn: 0.2, guess: 0.1, slip: 0.1, forget: 0 };
 

@@ -186,26 +186,7 @@ t.test('restarts are deterministic for a fixed seed', async (t) => {
   t.not(c.history![0]![0], a.history![0]![0], 'another seed starts elsewhere');
 });
 
-// Against the same fit on a tenth of the data, so that the machine's speed and the coverage instrumentation
-// of the test run (10-20× slower here) cancel out; linear time gives a ratio near 10, quadratic near 100.
-// The bound is 40: a clean-clone CI run measured 25.7 once, with the machine busy with other test files.
-t.test('fitSkill takes time linear in the answers: 2,000 × ~20 answers × 5 restarts against 200', async (t) => {
-  const seqs = simulate(TRUTHS[0]!, 2000, 15, 25, 55);
-  const timed = (s: typeof seqs) => {
-    const t0 = performance.now();
-    const fit = fitSkill(s, { tolerance: 0 }); // worst case: all 5 × 100 iterations
-    return { ms: performance.now() - t0, observations: fit.observations };
-  };
-  timed(seqs.slice(0, 50)); // warm up the JIT
-  // Interleaved and the fastest of five each, so that a busy moment of the machine slows neither alone.
-  const runs = [0, 1, 2, 3, 4].map(() => ({ small: timed(seqs.slice(0, 200)).ms, full: timed(seqs) }));
-  const small = Math.min(...runs.map((r) => r.small));
-  const full = Math.min(...runs.map((r) => r.full.ms));
-  const { observations } = runs[0]!.full;
-  t.comment(`${observations} answers in ${full.toFixed(0)} ms; a tenth of them in ${small.toFixed(0)} ms`);
-  t.ok(full / small < 40, `ratio ${(full / small).toFixed(1)}`);
-});
-
+// Its time, linear in the answers, is measured by bench/timing-claims.ts.
 t.test('fitBySkill groups by skill then user and orders answers', async (t) => {
   const rows = [
     { user: 'a', skill: 'frac', correct: 0 as const, order: 3 },

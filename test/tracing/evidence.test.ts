@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { DEFAULT_SEMANTIC, evidenceFor, kcIdentifiers, readTurn } from '../../src/tracing/evidence.js';
+import { DEFAULT_SEMANTIC } from '../../src/contracts/trace-knowledge.js';
+import { evidenceFor, kcIdentifiers, readTurn } from '../../src/tracing/evidence.js';
 import { kcsOfTask, type KnowledgeComponent } from '../../src/tracing/kcs.js';
 
 // Realistic turns from the Traver human-evaluation dialogues (Coding-Tutor, Apache-2.0; test/fixtures/coding-tutor).

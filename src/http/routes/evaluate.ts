@@ -9,32 +9,15 @@ import {
   EvaluateTextResponseSchema,
 } from '../../contracts/evaluate.js';
 import { EvaluatePlanRequestSchema, EvaluatePlanResponseSchema } from '../../contracts/evaluate-plan.js';
-import { judgeInput } from '../../metrics/evaluate-dialogue.js';
-import { judgeConversation } from '../../metrics/judge/client.js';
-import type { TextMetric } from '../../contracts/evaluate.js';
-import type { ScoringContext } from '../context.js';
-import { InvalidRequest } from '../errors.js';
-import { untilAborted } from '../../runs/turns.js';
-import { requestSignal } from '../work/deadline.js';
-import { TaskRefused } from '../work/pool.js';
+import type { Service } from '../../service/context.js';
+import { evaluateCorpus, evaluateDialogue, evaluatePlans, evaluateText } from '../../service/evaluate.js';
+import { requestSignal } from '../deadline.js';
 
-const ALL: TextMetric[] = ['bleu', 'rouge', 'meteor'];
-
-/** Waits for `work`, turning a text the metrics refuse into a 400 at `path`. */
-async function refusingTooLong<T>(path: string, work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (e) {
-    if (e instanceof TaskRefused && e.failure === 'text-too-long')
-      throw new InvalidRequest(`texts too long to score: ${e.message}`, [{ path, message: e.message }]);
-    throw e;
-  }
-}
 const ms = (started: number) => Number((performance.now() - started).toFixed(2));
 const errors = { 400: ErrorResponseSchema, 413: ErrorResponseSchema, 503: ErrorResponseSchema, 504: ErrorResponseSchema };
 
 export const evaluateRoutes =
-  (ctx: ScoringContext): FastifyPluginAsyncZod =>
+  (ctx: Service): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       '/evaluate-text',
@@ -49,8 +32,7 @@ export const evaluateRoutes =
       },
       async (req, reply) => {
         const started = performance.now();
-        const signal = requestSignal(req, reply, ctx.deadlineMs, req.body.options?.deadline_ms);
-        const scores = await refusingTooLong('$.hypothesis', ctx.pool.run('textScoresTask', { body: req.body, metrics: req.body.metrics ?? ALL }, signal));
+        const scores = await evaluateText(ctx, req.body, requestSignal(req, reply, ctx.deadlineMs, req.body.options?.deadline_ms));
         return { ...scores, latency_ms: ms(started) };
       },
     );
@@ -67,17 +49,8 @@ export const evaluateRoutes =
       },
       async (req, reply) => {
         const started = performance.now();
-        const { pairs, metrics = ALL } = req.body;
-        const signal = requestSignal(req, reply, ctx.deadlineMs, req.body.options?.deadline_ms);
-        const width = pairs[0]!.references.length;
-        const uneven = pairs.findIndex((p) => p.references.length !== width);
-        if (uneven >= 0 && metrics.includes('bleu')) {
-          throw new InvalidRequest('corpus BLEU needs the same number of references for every pair', [
-            { path: `$.pairs[${uneven}].references`, message: `has ${pairs[uneven]!.references.length} references, pair 0 has ${width}` },
-          ]);
-        }
-        const scores = await refusingTooLong('$.pairs', ctx.pool.run('corpusScoresTask', { body: req.body, metrics }, signal));
-        return { pairs: pairs.length, ...scores, latency_ms: ms(started) };
+        const scores = await evaluateCorpus(ctx, req.body, requestSignal(req, reply, ctx.deadlineMs, req.body.options?.deadline_ms));
+        return { pairs: req.body.pairs.length, ...scores, latency_ms: ms(started) };
       },
     );
     app.post(
@@ -96,29 +69,10 @@ export const evaluateRoutes =
       },
       async (req, reply) => {
         const started = performance.now();
-        const { options } = req.body;
-        const signal = requestSignal(req, reply, ctx.deadlineMs, options?.deadline_ms);
-        options?.dict?.pass_at_k?.forEach((p, i) => {
-          if (p.c > p.n || p.k > p.n)
-            throw new InvalidRequest('pass@k needs c ≤ n and k ≤ n', [{ path: `$.options.dict.pass_at_k[${i}]`, message: `n=${p.n}, c=${p.c}, k=${p.k}` }]);
-        });
-        if (options?.judge && !ctx.judge) {
-          throw new InvalidRequest('the LLM judge is off on this service', [
-            { path: '$.options.judge', message: 'set JUDGE_BASE_URL (an OpenAI-compatible API) to enable it' },
-          ]);
-        }
-        if (req.body.reference !== undefined) await untilAborted(ctx.encoder.get(), signal); // the token match needs it
-        // The judge waits on the network, on this thread, while a worker computes the rest.
-        let judging: ReturnType<typeof judgeConversation> | undefined;
-        if (options?.judge && ctx.judge) {
-          const { conversation, reference } = judgeInput(req.body);
-          judging = judgeConversation(ctx.judge, conversation, reference);
-        }
-        const [{ counts, versions, ...metrics }, judge] = await Promise.all([
-          refusingTooLong('$.messages', ctx.pool.run('evaluateDialogueTask', req.body, signal)),
-          judging,
-        ]);
-        return { ...metrics, ...(judge ? { judge } : {}), counts, versions, latency_ms: ms(started) };
+        const signal = requestSignal(req, reply, ctx.deadlineMs, req.body.options?.deadline_ms);
+        const { metrics, judge } = await evaluateDialogue(ctx, req.body, signal);
+        const { counts, versions, ...rest } = metrics;
+        return { ...rest, ...(judge ? { judge } : {}), counts, versions, latency_ms: ms(started) };
       },
     );
     app.post(
@@ -136,19 +90,8 @@ export const evaluateRoutes =
       },
       async (req, reply) => {
         const started = performance.now();
-        const signal = requestSignal(req, reply, ctx.deadlineMs, req.body.options?.deadline_ms);
-        await untilAborted(ctx.encoder.get(), signal);
-        const { parsed, goldParsed, readable, report } = await ctx.pool.run('evaluatePlansTask', { body: req.body, limits: ctx.planLimits }, signal);
-        const metricsOf = new Map(readable.map((index, i) => [index, report.plans[i]!]));
-        return {
-          plans: parsed.map((p, index) =>
-            p.ok ? { index, parsed: true, metrics: metricsOf.get(index)! } : { index, parsed: false, violations: p.violations },
-          ),
-          ...(goldParsed ? { gold: goldParsed.ok ? { parsed: true } : { parsed: false, violations: goldParsed.violations } } : {}),
-          cross: report.cross ? { plans: readable, ...report.cross } : null,
-          options: report.options,
-          latency_ms: ms(started),
-        };
+        const evaluated = await evaluatePlans(ctx, req.body, requestSignal(req, reply, ctx.deadlineMs, req.body.options?.deadline_ms));
+        return { ...evaluated, latency_ms: ms(started) };
       },
     );
   };

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { VersionsSchema } from '../../contracts/results.js';
 import { VERSIONS } from '../../scoring/versions.js';
 import type { RunStore } from '../../runs/store.js';
-import type { Capability } from '../capability.js';
-import type { WorkPool } from '../work/pool.js';
+import type { Capability } from '../../service/capability.js';
+import type { WorkPool } from '../../service/pool/pool.js';
 
 export interface Readiness {
   ready: boolean;

@@ -1,15 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ErrorResponseSchema } from '../../contracts/errors.js';
-import type { GateOptions } from '../../scoring/evaluate-plan.js';
 import { OpenRlhfQuerySchema, OpenRlhfRequestSchema, OpenRlhfResponseSchema } from '../../contracts/openrlhf.js';
-import { scoreSamplesInRun } from '../../runs/score-in-run.js';
-import { samplesOf } from '../../trainers/openrlhf.js';
-import { runDeps, type ScoringContext } from '../context.js';
-import { requestSignal } from '../work/deadline.js';
-import { InvalidRequest } from '../errors.js';
+import type { Service } from '../../service/context.js';
+import { scoreSamples } from '../../service/score-plan/score-samples.js';
+import { requestSignal } from '../deadline.js';
 
 export const openRlhfRoute =
-  (ctx: ScoringContext): FastifyPluginAsyncZod =>
+  (ctx: Service): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       '/openrlhf/reward',
@@ -28,35 +25,11 @@ export const openRlhfRoute =
         },
       },
       async (req, reply) => {
-        const { query, prompts, labels } = req.body;
-        for (const [name, list] of [
-          ['prompts', prompts],
-          ['labels', labels],
-        ] as const) {
-          if (list !== undefined && list.length !== query.length) {
-            throw new InvalidRequest(`${name} has ${list.length} entries for ${query.length} queries`, [
-              { path: `$.${name}`, message: `must have ${query.length} entries` },
-            ]);
-          }
-        }
-        if (query.length > ctx.requestLimits.maxPlansPerRequest) {
-          throw new InvalidRequest(`${query.length} samples, over MAX_PLANS_PER_REQUEST`, [
-            { path: '$.query', message: `at most ${ctx.requestLimits.maxPlansPerRequest}` },
-          ]);
-        }
-        // OpenRLHF with several --reward.remote_url entries sends each sample to the first and empty lists to
-        // the others; the answer must be well formed, and no step is opened for nothing.
-        if (query.length === 0)
+        const scored = await scoreSamples(ctx, req.body, req.query.run_id, req.query.step, requestSignal(req, reply, ctx.deadlineMs));
+        // The answer to an empty request must still be well formed.
+        if (scored === null)
           return { rewards: [], scores: [], extra_logs: { struct: [], pers: [], ped: [], gated: [], flagged: [], step: [], profile_ignored: [] } };
-        const signal = requestSignal(req, reply, ctx.deadlineMs);
-        const samples = samplesOf(req.body);
-        const judge = (gate: GateOptions) =>
-          ctx.pool.run(
-            'evaluateSamplesTask',
-            { samples: samples.map(({ completion, profile, query }) => ({ completion, profile, query })), limits: ctx.planLimits, gate },
-            signal,
-          );
-        const { scores, step, summary } = await scoreSamplesInRun(req.query.run_id, req.query.step, runDeps(ctx), judge, signal);
+        const { scores, step, summary } = scored;
         req.scoreSummary = summary;
         return {
           rewards: scores.map((s) => s.reward),
@@ -68,7 +41,7 @@ export const openRlhfRoute =
             gated: scores.map((s) => (s.gate.failed ? 1 : 0)),
             flagged: scores.map((s) => (s.gaming_flags.length > 0 ? 1 : 0)),
             step: scores.map(() => step),
-            profile_ignored: samples.map((s) => (s.profileIgnored ? 1 : 0)),
+            profile_ignored: scores.map((s) => (s.profileIgnored ? 1 : 0)),
           },
         };
       },

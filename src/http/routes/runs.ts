@@ -4,7 +4,7 @@ import { ErrorResponseSchema } from '../../contracts/errors.js';
 import { HistoryRowSchema, RunConfigPatchSchema, RunIdSchema, RunViewSchema, type HistoryRow } from '../../contracts/runs.js';
 import { RunNotFound } from '../../runs/ledger.js';
 import { HISTORY_COLUMNS, historyColumns } from '../../runs/store.js';
-import type { ScoringContext } from '../context.js';
+import type { Service } from '../../service/context.js';
 
 const Params = z.object({ id: RunIdSchema });
 
@@ -32,7 +32,7 @@ function historyCsv(rows: HistoryRow[]): string {
 }
 
 export const runRoutes =
-  (ctx: ScoringContext): FastifyPluginAsyncZod =>
+  (ctx: Service): FastifyPluginAsyncZod =>
   async (app) => {
     const tags = ['runs'];
     app.get(

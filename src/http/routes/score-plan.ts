@@ -10,20 +10,16 @@ import {
   type ScorePlanRequest,
   type ScorePlanResponse,
 } from '../../contracts/score-plan.js';
-import { fingerprint, fingerprintOfParts, IdempotencyConflict } from '../../runs/idempotency.js';
-import { scoreInRun, type RunScoring } from '../../runs/score-in-run.js';
-import { runDeps, type ScoringContext } from '../context.js';
-import { requestSignal } from '../work/deadline.js';
-import type { Judgement } from '../work/plan-json.js';
-import { pooledScorer } from '../work/plan-scorer.js';
-import { InvalidRequest } from '../errors.js';
-import { LARGE_JSON_CHARS } from '../json-body.js';
-import { JsonBytes, keepLargeJson } from '../raw-body.js';
+import { keepLargeJson } from '../../request-body/fastify-parsers.js';
+import { type JsonBytes, LARGE_JSON_CHARS } from '../../request-body/json.js';
+import type { Service } from '../../service/context.js';
+import { scorePlan } from '../../service/score-plan/score-plan.js';
+import { requestSignal } from '../deadline.js';
 
 export const scorePlanRoute =
-  (ctx: ScoringContext): FastifyPluginAsyncZod =>
+  (ctx: Service): FastifyPluginAsyncZod =>
   async (app) => {
-    // A large body goes to a worker as bytes: decoding, parsing and validating 13 MB held the main thread ~90 ms.
+    // A large body goes to a worker as bytes: decoding, parsing and validating one held the main thread for one long stretch.
     const { validatorCompiler } = keepLargeJson(app);
     app.post(
       '/score-plan',
@@ -59,28 +55,9 @@ export const scorePlanRoute =
         },
       },
       async (req, reply) => {
-        const key = req.headers['idempotency-key'];
         // keepLargeJson: a large body is the client's bytes, whatever the schema's type says.
         const body = req.body as ScorePlanRequest | JsonBytes;
-        // A body read on a worker names its run only once read: its place in arrival order is kept meanwhile.
-        const arrival = body instanceof JsonBytes ? ctx.turns.arrive() : undefined;
-        let out: RunScoring;
-        try {
-          const { head, groups, fingerprintOf } =
-            body instanceof JsonBytes ? await readOnWorker(body, key !== undefined, requestSignal(req, reply, ctx.deadlineMs)) : parsed(body);
-          if (groups.plans > ctx.requestLimits.maxPlansPerRequest) {
-            throw new InvalidRequest(`${groups.plans} completions in one request, over MAX_PLANS_PER_REQUEST=${ctx.requestLimits.maxPlansPerRequest}`, [
-              { path: '$.groups', message: `at most ${ctx.requestLimits.maxPlansPerRequest} completions in all` },
-            ]);
-          }
-          const signal = requestSignal(req, reply, ctx.deadlineMs, head.options?.deadline_ms);
-          const idempotency = key === undefined ? undefined : { key, fingerprint: fingerprintOf };
-          const scorer = pooledScorer(head, groups, ctx.planLimits, ctx.pool, signal, key !== undefined && head.run_id !== null);
-          out = await scoreInRun(head, idempotency, runDeps(ctx), scorer, signal, arrival);
-        } finally {
-          arrival?.leave();
-        }
-        if (out.kind === 'conflict') throw new IdempotencyConflict(out.message);
+        const out = await scorePlan(ctx, body, req.headers['idempotency-key'], (bodyMs) => requestSignal(req, reply, ctx.deadlineMs, bodyMs));
         if (out.kind === 'replay') reply.header('idempotent-replayed', 'true');
         else req.scoreSummary = out.summary;
         // The response is written as JSON (and kept so for replays), byte for byte the same on every retry;
@@ -91,18 +68,6 @@ export const scorePlanRoute =
         return reply.send(serialized(Readable.from(onePerTurn(out.body), { objectMode: false, highWaterMark: 1 })));
       },
     );
-
-    function parsed(body: ScorePlanRequest) {
-      const { groups, ...head } = body;
-      const fingerprintOf = (judged: Judgement) => (judged.json ? fingerprintOfParts(body, judged.json) : fingerprint(body));
-      return { head, groups: { groups, plans: groups.reduce((n, g) => n + g.completions.length, 0) }, fingerprintOf };
-    }
-
-    async function readOnWorker(body: JsonBytes, withKey: boolean, signal: AbortSignal) {
-      const input = { json: body.bytes, maxDepth: ctx.maxJsonDepth, workers: Math.max(1, ctx.pool.workers), fingerprint: withKey };
-      const read = await ctx.pool.run('readScorePlanTask', input, signal, [body.bytes.buffer]);
-      return { head: read.head, groups: { json: read.json, ends: read.ends, plans: read.plans }, fingerprintOf: () => read.fingerprint! };
-    }
   };
 
 /**

@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ErrorResponseSchema } from '../../contracts/errors.js';
 import { ValidatePlanRequestSchema, ValidatePlanResponseSchema } from '../../contracts/validate-plan.js';
 import { validateOne } from '../../scoring/validate-one.js';
-import type { ScoringContext } from '../context.js';
+import type { Service } from '../../service/context.js';
 
 export const validatePlanRoute =
-  (ctx: ScoringContext): FastifyPluginAsyncZod =>
+  (ctx: Service): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       '/validate-plan',

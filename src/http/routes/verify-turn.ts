@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ErrorResponseSchema } from '../../contracts/errors.js';
 import { VerifyTurnRequestSchema, VerifyTurnResponseSchema } from '../../contracts/verify-turn.js';
-import { rankCandidates } from '../../verify/ranking.js';
-import type { ScoringContext } from '../context.js';
-import { untilAborted } from '../../runs/turns.js';
-import { requestSignal } from '../work/deadline.js';
+import type { Service } from '../../service/context.js';
+import { verifyTurn } from '../../service/verify-turn.js';
+import { requestSignal } from '../deadline.js';
 
 export const verifyTurnRoute =
-  (ctx: ScoringContext): FastifyPluginAsyncZod =>
+  (ctx: Service): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       '/verify-turn',
@@ -25,25 +24,8 @@ export const verifyTurnRoute =
       },
       async (req, reply) => {
         const started = performance.now();
-        const signal = requestSignal(req, reply, ctx.deadlineMs, req.body.options?.deadline_ms);
-        await untilAborted(ctx.verifier.get(), signal);
-        const { candidates, context, task, options } = req.body;
-        // One worker verifies the whole request: on the int8 encoder N = 20 takes ~25 ms. Split across idle
-        // workers, a lone request answered sooner but encoded the task and the dialogue twice and took both
-        // cores for one client (docs/concurrency.md).
-        const { verification: result, info } = await ctx.pool.run('verifyTask', { task, context, candidates }, signal);
-        const scores = result.candidates.map((c) => c.score);
-        const ranking = rankCandidates(scores);
-        const best = ranking[0]!;
-        return {
-          scores,
-          ranking: options?.top_k ? ranking.slice(0, options.top_k) : ranking,
-          best: { index: best, text: candidates[best]!, score: scores[best]! },
-          candidates: result.candidates.map((c, index) => ({ index, ...c })),
-          model: info,
-          truncated: result.truncated,
-          latency_ms: Number((performance.now() - started).toFixed(2)),
-        };
+        const verified = await verifyTurn(ctx, req.body, requestSignal(req, reply, ctx.deadlineMs, req.body.options?.deadline_ms));
+        return { ...verified, latency_ms: Number((performance.now() - started).toFixed(2)) };
       },
     );
   };

@@ -225,7 +225,7 @@ export function readWordNetFiles(fromTarball = false): WordNetFiles {
 
 let shared: WordNet | undefined;
 
-/** The process-wide WordNet 3.0, loaded synchronously on first call (~tens of MB read once). */
+/** The process-wide WordNet 3.0, loaded synchronously on first call (its files read once). */
 export function getWordNet(): WordNet {
   shared ??= new WordNet(readWordNetFiles());
   return shared;

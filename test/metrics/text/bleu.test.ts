@@ -101,7 +101,8 @@ t.test('argument checks', async (t) => {
   t.throws(() => sentenceBleu('a', ['a'], { smoothMethod: 'bogus' as SmoothMethod }));
 });
 
-t.test('10 MB input: linear time, no blow-up', async (t) => {
+// Its time on 10 MB, linear, is measured by bench/timing-claims.ts; a quadratic step would not end here either.
+t.test('1 MB input: a score, no blow-up', async (t) => {
   const words = ['the', 'cat', 'sat', 'on', 'mat', '3.5', '1,000', 'x-1', '(a+b)', "don't", '&amp;', 'naïve', 'end.'];
   let s = 7;
   const next = () => (s = (s * 1103515245 + 12345) & 0x7fffffff);
@@ -114,12 +115,6 @@ t.test('10 MB input: linear time, no blow-up', async (t) => {
     }
     return out.join(next() % 50 === 0 ? '\n' : ' ');
   };
-  const a = text(10_000_000);
-  const b = text(10_000_000);
-  const t0 = performance.now();
-  const r = sentenceBleu(a, [b]);
-  const ms = performance.now() - t0;
-  t.comment(`sentenceBleu 10 MB vs 10 MB: ${ms.toFixed(0)} ms`);
+  const r = sentenceBleu(text(1_000_000), [text(1_000_000)]);
   t.ok(r.score > 0 && r.score <= 100);
-  t.ok(ms < 60_000, 'well under a minute');
 });

@@ -85,7 +85,8 @@ t.test('maxLcsCells refuses a huge LCS before doing it', async (t) => {
   t.ok(rouge('a b c', 'a b c', { stemmer: false, types: ['rouge1', 'rougeL'], maxLcsCells: 9 }));
 });
 
-t.test('10 MB hypothesis: n-grams linear, LCS O(n·m) against a short reference', async (t) => {
+// Its time on 10 MB is measured by bench/timing-claims.ts; a quadratic step would not end here either.
+t.test('1 MB hypothesis: n-grams linear, LCS O(n·m) against a short reference', async (t) => {
   const words = ['the', 'cat', 'sat', 'on', 'mat', 'running', 'studies', 'happily', '3', 'x'];
   let s = 11;
   const next = () => (s = (s * 1103515245 + 12345) & 0x7fffffff);
@@ -94,14 +95,9 @@ t.test('10 MB hypothesis: n-grams linear, LCS O(n·m) against a short reference'
     for (let i = 0; out.length < bytes; i++) out += words[next() % words.length]! + (i % 20 === 19 ? '.\n' : ' ');
     return out;
   };
-  const big = text(10_000_000);
-  const big2 = text(10_000_000);
-  let t0 = performance.now();
-  const n = rouge(big, big2, { stemmer: true, types: ['rouge1', 'rouge2'] });
-  t.comment(`rouge1+rouge2 (stemmed) 10 MB vs 10 MB: ${(performance.now() - t0).toFixed(0)} ms`);
+  const big = text(1_000_000);
+  const n = rouge(big, text(1_000_000), { stemmer: true, types: ['rouge1', 'rouge2'] });
   t.ok(n.rouge1.fmeasure > 0.9);
-  t0 = performance.now();
   const l = rouge(big, text(300), { stemmer: true, types: ['rougeL', 'rougeLsum'] });
-  t.comment(`rougeL+rougeLsum 10 MB vs ~50 tokens: ${(performance.now() - t0).toFixed(0)} ms`);
   t.ok(l.rougeL.recall > 0.9 && l.rougeLsum.recall > 0.9);
 });

@@ -1,14 +1,16 @@
+import { DEFAULT_SCORING } from '../../../src/scoring/score-groups.js';
 // The calibration set of honest plans (test/support/real-plans.ts) against the gaming signals and the guarded
 // reward: no real plan raises a signal, and the guarded profile ranks them as the paper does.
+import { DEFAULT_PLAN_LIMITS } from '../../../src/plan/parse.js';
 import t from 'tap';
 import { absoluteScore, INITIAL_WEIGHTS } from '../../../src/grpo/compose.js';
 import { DEFAULT_RESOLVED } from '../../../src/plan/palette.js';
 import { evaluatePlan, groupContext } from '../../../src/scoring/evaluate-plan.js';
 import { realPlans, spearman } from '../../support/real-plans.js';
 
-const LIMITS = { maxCompletionBytes: 256 * 1024, maxStepsPerPlan: 1000 };
+const LIMITS = DEFAULT_PLAN_LIMITS;
 const judge = (r: ReturnType<typeof realPlans>[number], reward_profile: 'paper' | 'guarded') =>
-  evaluatePlan(r.plan, groupContext(r.query, r.profile), DEFAULT_RESOLVED, LIMITS, { strict: true, lambda_hard: 10, reward_profile });
+  evaluatePlan(r.plan, groupContext(r.query, r.profile), DEFAULT_RESOLVED, LIMITS, { strict: true, lambda_hard: DEFAULT_SCORING.lambda_hard, reward_profile });
 
 t.test('spearman gives what scipy 1.17.1 spearmanr gives', async (t) => {
   const cases: [number[], number[], number][] = [

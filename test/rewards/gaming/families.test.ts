@@ -1,6 +1,7 @@
 // Families of plans built only to game the paper's soft rewards, three variants or more each, scored in one
 // rollout group with the real plan they were made from. Under `guarded` every variant ranks below the real
 // plan and raises the family's signal; under `paper` the same variants are what the reward overpays.
+import { DEFAULT_PLAN_LIMITS } from '../../../src/plan/parse.js';
 import t from 'tap';
 import type { GamingSignalCode, RewardProfile } from '../../../src/contracts/gaming.js';
 import type { Plan, Step } from '../../../src/contracts/plan.js';
@@ -8,7 +9,7 @@ import type { ScorePlanRequest } from '../../../src/contracts/score-plan.js';
 import { DEFAULT_SCORING, scoreGroups } from '../../../src/scoring/score-groups.js';
 import { realPlans, type RealPlan } from '../../support/real-plans.js';
 
-const LIMITS = { maxCompletionBytes: 256 * 1024, maxStepsPerPlan: 1000 };
+const LIMITS = DEFAULT_PLAN_LIMITS;
 const OFF_TOPIC = [
   'Knead the bread dough for ten minutes until it is smooth.',
   'Water the tomato seedlings before the sun is high.',

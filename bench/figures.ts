@@ -1,0 +1,445 @@
+// The docs' figures, rendered from the benches' result files (bench/results/<name>.json). A doc embeds a
+// block as `<!-- NAME-figures:start -->` … `<!-- NAME-figures:end -->`; `npm run figures` rewrites every
+// block of README.md and docs/*.md from the committed results, and test/bench-figures.test.ts fails when
+// one differs. History lives in git, not in the docs.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { type GamingFigures, renderGamingFigures } from './gaming-figures.js';
+import { type BenchResult, readResult } from './results.js';
+
+const f = (x: number, d = 1) => x.toFixed(d);
+const int = (x: number) => Math.round(x).toLocaleString('en-US');
+const mb = (bytes: number) => f(bytes / 1e6, 2);
+
+/** Where and when a result was measured, as one sentence. */
+function measuredOn(r: BenchResult, command: string): string {
+  const m = r.machine;
+  const when = `${r.date.slice(0, 10)} ${r.date.slice(11, 16)} UTC`;
+  if (!m) return `\`${command}\`, ${when}.`;
+  const load = (l: number[]) => l.map((x) => f(x, 2)).join(' / ');
+  // The bench itself keeps about the cores busy; the 1-minute averages, and the 5-minute one for a bench that
+  // long, past twice the cores mean other work shared the machine.
+  const busiest = Math.max(m.loadavg_start[0]!, m.loadavg_end[0]!, m.seconds >= 300 ? m.loadavg_end[1]! : 0);
+  return (
+    `\`${command}\`, ${when}, build ${m.commit ?? 'unknown'}: ${m.cpus} cores (${m.cpu_model.trim()}), Node ${m.node}, ` +
+    `load average (1 / 5 / 15 min) ${load(m.loadavg_start)} as it began and ${load(m.loadavg_end)} as it ended (${int(m.seconds)} s).` +
+    (busiest > 2 * m.cpus
+      ? ` Other work loaded the machine meanwhile (load average up to ${f(busiest, 2)} on ${m.cpus} cores): a quiet machine measures faster.`
+      : '')
+  );
+}
+
+// --- /score-plan, in process and over HTTP (bench/score-plan.ts) ---
+interface ScorePlanFigures {
+  batch: string;
+  plans: number;
+  completion_bytes: number;
+  rounds: number;
+  json_parse_ms: { p50: number; p99: number };
+  in_process_ms: { p50: number; p99: number };
+  in_process_plans_per_s: number;
+  score_to_parse_ratio: { p50: number; p10: number; p90: number };
+  http_rounds: number;
+  http_ms: { p50: number; p99: number };
+  http_plans_per_s: number;
+  response_bytes: number;
+}
+function renderScorePlan(r: BenchResult<ScorePlanFigures>): string {
+  const s = r.figures;
+  return [
+    measuredOn(r, 'npm run bench'),
+    '',
+    '| figure | measured | target |',
+    '| --- | --- | --- |',
+    `| scoring time ÷ \`JSON.parse\` time, p50 of ${s.rounds} interleaved rounds | ${f(s.score_to_parse_ratio.p50, 2)} (p10–p90 ${f(s.score_to_parse_ratio.p10, 2)}–${f(s.score_to_parse_ratio.p90, 2)}) | ≤ 5 |`,
+    `| in process, ${s.batch} | p50 ${f(s.in_process_ms.p50)} ms, p99 ${f(s.in_process_ms.p99)} ms (${int(s.in_process_plans_per_s)} plans/s) | |`,
+    `| over HTTP, ${s.batch} (${mb(s.completion_bytes)} MB of completions in, ${mb(s.response_bytes)} MB out), ${s.http_rounds} requests | p50 ${f(s.http_ms.p50)} ms, p99 ${f(s.http_ms.p99)} ms (${int(s.http_plans_per_s)} plans/s) | p50 < 100 ms |`,
+  ].join('\n');
+}
+
+// --- run bookkeeping (bench/runs.ts) ---
+interface RunsFigures {
+  engine: string;
+  batch: string;
+  stateless_ms: { p50: number; p99: number };
+  bookkeeping_ms: { p50: number; p99: number };
+  bookkeeping_overhead_p50: number;
+  record_512_plan_request_ms: { p50: number; p99: number };
+  finalize_512_plan_step_ms: { p50: number; p99: number };
+  ten_thousand_steps: { seconds: number; database_bytes: number; bytes_per_step: number };
+}
+function renderRuns(r: BenchResult<RunsFigures>): string {
+  const s = r.figures;
+  const pct = s.bookkeeping_overhead_p50 * 100;
+  return [
+    measuredOn(r, s.engine === 'sqlite' ? 'npm run bench' : `npm run bench:runs:${s.engine}`),
+    '',
+    `| figure (${s.engine}, in process) | measured |`,
+    '| --- | --- |',
+    `| ${s.batch}, stateless (\`run_id: null\`) vs. with a run, one step per request (each request finalizes the previous step), p50 | ${f(s.stateless_ms.p50)} vs ${f(s.bookkeeping_ms.p50)} ms (${pct >= 0 ? '+' : ''}${f(pct)} %) |`,
+    `| recording a 512-plan request (one transaction), p50 / p99 | ${f(s.record_512_plan_request_ms.p50, 2)} / ${f(s.record_512_plan_request_ms.p99, 2)} ms |`,
+    `| finalizing a 512-plan step (sorted means, EMA, weights, one transaction), p50 / p99 | ${f(s.finalize_512_plan_step_ms.p50, 2)} / ${f(s.finalize_512_plan_step_ms.p99, 2)} ms |`,
+    `| state after 10,000 steps of one run | ${f(s.ten_thousand_steps.database_bytes / 2 ** 20, 2)} MiB (${int(s.ten_thousand_steps.bytes_per_step)} B a step), written in ${f(s.ten_thousand_steps.seconds, 2)} s |`,
+  ].join('\n');
+}
+
+// --- replicas on one PostgreSQL (bench/replicas.ts) ---
+interface ReplicasFigures {
+  seconds: number;
+  requests_per_step: number;
+  batch: string;
+  one_process: { steps_per_s: number; requests_per_s: number; step_p50_ms: number };
+  three_replicas: { steps_per_s: number; requests_per_s: number; step_p50_ms: number };
+  ratio: number;
+}
+function renderReplicas(r: BenchResult<ReplicasFigures>): string {
+  const s = r.figures;
+  const row = (name: string, x: ReplicasFigures['one_process']) => `| ${name} | ${f(x.requests_per_s)} | ${f(x.steps_per_s, 2)} | ${int(x.step_p50_ms)} ms |`;
+  return [
+    `${measuredOn(r, 'npm run bench:replicas')} Steps of ${s.requests_per_step} concurrent ${s.batch} requests into one run, ${s.seconds} s each.`,
+    '',
+    '| services | requests/s | steps/s | step p50 |',
+    '| --- | --- | --- | --- |',
+    row('one process', s.one_process),
+    row('three replicas on one PostgreSQL', s.three_replicas),
+    '',
+    `Three replicas ÷ one process: ${f(s.ratio, 2)}×.`,
+  ].join('\n');
+}
+
+// --- options.detail (bench/detail.ts) ---
+interface DetailFigures {
+  batch: string;
+  rounds: number;
+  full: { p50_ms: number; response_bytes: number };
+  rewards: { p50_ms: number; response_bytes: number };
+}
+function renderDetail(r: BenchResult<DetailFigures>): string {
+  const s = r.figures;
+  const row = (name: string, x: DetailFigures['full']) => `| \`${name}\` | ${int(x.response_bytes / 1000)} KB | ${f(x.p50_ms)} ms |`;
+  return [
+    `${measuredOn(r, 'npm run bench:detail')} \`/score-plan\` ${s.batch} over HTTP, one client, the two levels taking turns, ${s.rounds} requests each.`,
+    '',
+    '| `detail` | response | p50 |',
+    '| --- | --- | --- |',
+    row('full', s.full),
+    row('rewards', s.rewards),
+  ].join('\n');
+}
+
+// --- keys, rate limit and metrics (bench/exposure.ts) ---
+interface ExposureFigures {
+  rounds: number;
+  health_requests: number;
+  score_requests: number;
+  batch: string;
+  configurations: Record<string, { health_p50_ms: number; score_p50_ms: number }>;
+}
+function renderExposure(r: BenchResult<ExposureFigures>): string {
+  const s = r.figures;
+  return [
+    `${measuredOn(r, 'npm run bench:exposure')} One request at a time, p50 of ${int(s.health_requests)} \`/health\` and ${s.score_requests} \`/score-plan\` ${s.batch} requests, median of ${s.rounds} rounds, configurations taking turns.`,
+    '',
+    '| configuration | `GET /health` p50 | `/score-plan` p50 |',
+    '| --- | --- | --- |',
+    ...Object.entries(s.configurations).map(([name, c]) => `| ${name} | ${f(c.health_p50_ms, 3)} ms | ${f(c.score_p50_ms)} ms |`),
+  ].join('\n');
+}
+
+// --- /verify-turn (bench/verify-turn.ts) ---
+interface VerifyTurnFigures {
+  verify_turn: {
+    candidates: number;
+    context_tokens: number;
+    rounds: number;
+    cache_hits: number;
+    server_ms: { p50: number; p99: number };
+    client_ms: { p50: number; p99: number };
+  }[];
+}
+function renderVerifyTurn(r: BenchResult<VerifyTurnFigures>): string {
+  const rows = r.figures.verify_turn;
+  return [
+    `${measuredOn(r, 'npm run bench')} A ${int(rows[0]!.context_tokens)}-token dialogue, ${rows[0]!.rounds} rounds per row; encoder cache hits over the measured rounds: ${rows.map((x) => x.cache_hits).join(', ')}.`,
+    '',
+    '| candidates | server p50 | server p99 | round trip p50 | target |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows.map(
+      (x) =>
+        `| ${x.candidates} | ${f(x.server_ms.p50)} ms | ${f(x.server_ms.p99)} ms | ${f(x.client_ms.p50)} ms | ${x.candidates === 20 ? 'server p50 < 60 ms' : ''} |`,
+    ),
+  ].join('\n');
+}
+
+// --- /evaluate-dialogue (bench/evaluate-dialogue.ts) ---
+interface EvaluateDialogueFigures {
+  turns: number;
+  tutorial_steps: number;
+  rounds: number;
+  metrics: { metric: string; p50_ms: number; per_s: number }[];
+  http_ms: { p50: number; p99: number };
+}
+const METRIC_NAMES: Record<string, string> = {
+  'question+completion+diversity': 'Question + Completion + Diversity',
+  bleu: 'BLEU (sentence, 13a, exp)',
+  rouge: 'ROUGE-1/2/L/Lsum, with and without stemming',
+  meteor: 'METEOR (after the one-time WordNet load)',
+  token_match: 'token match (encoder token states + greedy matching)',
+};
+function renderEvaluateDialogue(r: BenchResult<EvaluateDialogueFigures>): string {
+  const s = r.figures;
+  const d = (ms: number) => f(ms, ms < 10 ? 2 : 1);
+  return [
+    `${measuredOn(r, 'npm run bench')} ${s.turns} turns over a ${s.tutorial_steps}-step tutorial, p50 of ${s.rounds} rounds.`,
+    '',
+    '| metric | p50 | dialogues/s |',
+    '| --- | --- | --- |',
+    ...s.metrics.map((m) => `| ${METRIC_NAMES[m.metric] ?? m.metric} | ${d(m.p50_ms)} ms | ${int(m.per_s)} |`),
+    `| the whole request over HTTP | ${d(s.http_ms.p50)} ms (p99 ${d(s.http_ms.p99)}) | ${f(1000 / s.http_ms.p50)} |`,
+  ].join('\n');
+}
+
+// --- the sentence encoder against TensorFlow.js (bench/encoder.ts) ---
+interface EncoderRun {
+  texts_per_s: number;
+  batch_ms_p50: number;
+  batch_ms_p99: number;
+}
+interface EncoderFigures {
+  sentences: number;
+  rounds: number;
+  batch_1: { onnx: EncoderRun; tfjs_wasm: EncoderRun; speedup: number };
+  batch_32: { onnx: EncoderRun; tfjs_wasm: EncoderRun; speedup: number };
+  rss_mib: { tfjs_wasm_model: number; onnx_encoder: number; process_after_both: number };
+}
+function renderEncoder(r: BenchResult<EncoderFigures>): string {
+  const s = r.figures;
+  return [
+    `${measuredOn(r, 'npm run bench')} ${int(s.sentences)} sentences, ${s.rounds} rounds, tokenization included on both sides.`,
+    '',
+    '| batch | ONNX (texts/s, batch p50) | TensorFlow.js WASM (texts/s, batch p50) | ONNX ÷ TF.js | target |',
+    '| --- | --- | --- | --- | --- |',
+    ...([1, 32] as const).map((b) => {
+      const x = s[`batch_${b}`];
+      return `| ${b} | ${int(x.onnx.texts_per_s)}, ${f(x.onnx.batch_ms_p50, 2)} ms | ${int(x.tfjs_wasm.texts_per_s)}, ${f(x.tfjs_wasm.batch_ms_p50, 2)} ms | ${f(x.speedup, 2)}× | ${b === 32 ? '≥ 2×' : ''} |`;
+    }),
+    '',
+    `Resident memory added by loading: the ONNX encoder ${int(s.rss_mib.onnx_encoder)} MiB, the TF.js WASM model ${int(s.rss_mib.tfjs_wasm_model)} MiB.`,
+  ].join('\n');
+}
+
+// --- /trace-knowledge (bench/trace-knowledge.ts) ---
+interface TraceKnowledgeFigures {
+  kcs: number;
+  turns: number;
+  rounds: number;
+  ms: Record<string, { p50: number; p99: number }>;
+}
+const TRACE_MODES: Record<string, string> = {
+  incremental: 'the per-turn call (the previous estimate and one new turn)',
+  resent: 'the whole dialogue sent again',
+  'new dialogue': 'a dialogue of new turns for a known task',
+  cold: 'everything new (task and dialogue)',
+};
+function renderTraceKnowledge(r: BenchResult<TraceKnowledgeFigures>): string {
+  const s = r.figures;
+  return [
+    `${measuredOn(r, 'npm run bench')} ${s.kcs} KCs × ${s.turns} turns, over HTTP, ${s.rounds} rounds per row.`,
+    '',
+    '| call | p50 | p99 | target |',
+    '| --- | --- | --- | --- |',
+    ...Object.keys(TRACE_MODES)
+      .filter((k) => s.ms[k])
+      .map((k) => `| ${TRACE_MODES[k]} | ${f(s.ms[k]!.p50)} ms | ${f(s.ms[k]!.p99)} ms | p50 < 50 ms |`),
+  ].join('\n');
+}
+
+// --- the worker pool under load (bench/concurrency.ts) ---
+interface Load {
+  rps: number;
+  cores_service: number;
+  cores_clients: number;
+  cores_machine: number;
+}
+interface ClientThroughput {
+  one_client: Load;
+  four_clients: Load;
+  ratio: number;
+  ratios: number[];
+}
+interface ConcurrencyFigures {
+  workers: string;
+  rounds: number;
+  rss_idle_mb: number;
+  'machine scaling, 8×8 scored in process': { one_thread_per_s: number; two_threads_per_s: number; ratio: number };
+  health_during_heavy: Record<string, { health_max_ms: number; health_p99_ms: number; request_ms: number; probes: number }>;
+  'score-plan 8×8 throughput': Record<'node:http' | 'fetch', ClientThroughput>;
+  'verify-turn N=20 throughput': Record<'node:http' | 'fetch', ClientThroughput>;
+  'score-plan 64×8 one client p50 ms': Record<string, { p50: number; client_cpu_ms_per_request: number }>;
+  'answered after the deadline, ms past it': number;
+  workers_replaced_before_soak: number;
+  soak: {
+    seconds: number;
+    connections: number;
+    requests: number;
+    rss_peak_mb: number;
+    rss_end_mb: number;
+    rss_30s_after_mb: number;
+    workers_replaced_since_it_began: number;
+  };
+}
+type C = BenchResult<ConcurrencyFigures>;
+const heavyName = (name: string) => {
+  const [route, what] = name.split(', ');
+  return `\`/${route}\`, ${what}`;
+};
+const healthCell = (c: ConcurrencyFigures) => {
+  const h = Object.values(c.health_during_heavy);
+  return `${f(Math.max(...h.map((x) => x.health_max_ms)))} ms (p99 ≤ ${f(Math.max(...h.map((x) => x.health_p99_ms)))})`;
+};
+const ratioCell = (t: Record<'node:http' | 'fetch', ClientThroughput>) =>
+  (['node:http', 'fetch'] as const)
+    .map((via) => `${via} ${f(t[via].ratio, 2)}× (${f(t[via].one_client.rps)} → ${f(t[via].four_clients.rps)} req/s)`)
+    .join('; ');
+const BIG_CLIENTS: Record<string, string> = {
+  'node:http': 'node:http',
+  fetch: 'fetch',
+  'node:http, a run and an Idempotency-Key': 'node:http into a run with a key',
+};
+const bigCell = (c: ConcurrencyFigures) =>
+  Object.entries(c['score-plan 64×8 one client p50 ms'])
+    .map(([k, v]) => `${BIG_CLIENTS[k] ?? k} ${f(v.p50)}`)
+    .join('; ');
+const soakCell = (s: ConcurrencyFigures['soak'], idle: number) =>
+  `${idle} / ${int(s.rss_peak_mb)} / ${s.rss_30s_after_mb} MB (${int(s.requests)} requests in ${int(s.seconds)} s at ${s.connections} connections)`;
+
+function renderConcurrency(r: C): string {
+  const c = r.figures;
+  const m = c['machine scaling, 8×8 scored in process'];
+  const cores = (name: string, t: Record<'node:http' | 'fetch', ClientThroughput>) =>
+    (['node:http', 'fetch'] as const).map((via) => {
+      const x = t[via];
+      const l = (y: Load) => `${f(y.cores_service, 2)} / ${f(y.cores_clients, 2)} / ${f(y.cores_machine, 2)}`;
+      return `| ${name}, ${via} | ${x.ratios.map((y) => `${f(y, 2)}×`).join(', ')} | ${l(x.one_client)} | ${l(x.four_clients)} |`;
+    });
+  return [
+    `${measuredOn(r, 'npm run bench:concurrency')} Workers: ${c.workers}; each figure the median of ${c.rounds} rounds.`,
+    '',
+    '| figure | measured | target |',
+    '| --- | --- | --- |',
+    ...Object.entries(c.health_during_heavy).map(
+      ([name, h]) =>
+        `| \`/health\` max (p99) while ${heavyName(name)} runs (${int(h.request_ms)} ms; ${h.probes} probes) | ${f(h.health_max_ms)} ms (${f(h.health_p99_ms)}) | < 100 ms (p99 < 20) |`,
+    ),
+    `| \`/score-plan\` 8×8 throughput, 4 clients ÷ 1 | ${ratioCell(c['score-plan 8×8 throughput'])} | ≥ 1.7× |`,
+    `| \`/verify-turn\` N = 20 throughput, 4 clients ÷ 1 | ${ratioCell(c['verify-turn N=20 throughput'])} | ≥ 1.6× |`,
+    `| \`/score-plan\` 64×8, one client, p50 | ${bigCell(c)} ms | < 60 ms |`,
+    `| a request past its \`deadline_ms\` of 1,000 ms | 504 at +${f(c['answered after the deadline, ms past it'])} ms | within 1 s |`,
+    `| RSS idle / peak in the soak / 30 s after | ${soakCell(c.soak, c.rss_idle_mb)} | ≤ 600 MB |`,
+    `| the machine's own ceiling: 8×8 batches scored in process, two threads ÷ one | ${f(m.ratio, 2)}× (${f(m.one_thread_per_s)} → ${f(m.two_threads_per_s)} batches/s) | |`,
+    '',
+    `Workers replaced for memory before the soak: ${c.workers_replaced_before_soak}; during and after it: ${c.soak.workers_replaced_since_it_began}.`,
+    'Cores kept busy during the throughput figures (service / clients / whole machine):',
+    '',
+    '| figure | 4 ÷ 1 per round | one client | four clients |',
+    '| --- | --- | --- | --- |',
+    ...cores('`/score-plan` 8×8', c['score-plan 8×8 throughput']),
+    ...cores('`/verify-turn` N = 20', c['verify-turn N=20 throughput']),
+  ].join('\n');
+}
+
+/** The README's short form of the same result. */
+function renderConcurrencySummary(r: C): string {
+  const c = r.figures;
+  return [
+    measuredOn(r, 'npm run bench:concurrency'),
+    '',
+    '| figure | measured | target |',
+    '| --- | --- | --- |',
+    `| \`/health\` max (p99) during the heaviest requests (a 200,000-row fit, 4,096 plans, …) | ≤ ${healthCell(c)} | < 100 ms (p99 < 20) |`,
+    `| \`/score-plan\` 8×8, 4 clients ÷ 1 client | ${ratioCell(c['score-plan 8×8 throughput'])} | ≥ 1.7× |`,
+    `| \`/verify-turn\` N = 20, 4 clients ÷ 1 client | ${ratioCell(c['verify-turn N=20 throughput'])} | ≥ 1.6× |`,
+    `| \`/score-plan\` 64×8, one client, p50 | ${bigCell(c)} ms | < 60 ms |`,
+    `| a request past its deadline | 504 at +${f(c['answered after the deadline, ms past it'])} ms | within 1 s |`,
+    `| RSS idle / peak / 30 s after a soak | ${soakCell(c.soak, c.rss_idle_mb)} | ≤ 600 MB |`,
+  ].join('\n');
+}
+
+interface Block {
+  /** The result file it renders: bench/results/<result>.json. */
+  result: string;
+  render: (r: BenchResult) => string;
+}
+const block = <F>(result: string, render: (r: BenchResult<F>) => string): Block => ({ result, render: (r) => render(r as BenchResult<F>) });
+
+/** Every block a doc may embed, by NAME. */
+export const BLOCKS: Record<string, Block> = {
+  gaming: block<GamingFigures>('gaming', (r) => renderGamingFigures(r.figures)),
+  'score-plan': block('score-plan', renderScorePlan),
+  runs: block('runs', renderRuns),
+  'runs-postgres': block('runs-postgres', renderRuns),
+  replicas: block('replicas', renderReplicas),
+  detail: block('detail', renderDetail),
+  exposure: block('exposure', renderExposure),
+  'verify-turn': block('verify-turn', renderVerifyTurn),
+  'evaluate-dialogue': block('evaluate-dialogue', renderEvaluateDialogue),
+  encoder: block('encoder', renderEncoder),
+  'trace-knowledge': block('trace-knowledge', renderTraceKnowledge),
+  concurrency: block('concurrency', renderConcurrency),
+  'concurrency-summary': block('concurrency', renderConcurrencySummary),
+};
+
+const MARKER = /<!-- ([a-z0-9-]+)-figures:(start|end) -->/g;
+
+/** The NAMEs of the blocks `doc` embeds, in order; throws on a start without its end or the reverse. */
+export function blocksIn(doc: string): string[] {
+  const names: string[] = [];
+  let open: string | undefined;
+  for (const [, name, edge] of doc.matchAll(MARKER)) {
+    if (edge === 'start' && open === undefined) open = name!;
+    else if (edge === 'end' && open === name) {
+      names.push(name!);
+      open = undefined;
+    } else throw new Error(`figures block ${open ?? name}: its start and end markers do not pair`);
+  }
+  if (open !== undefined) throw new Error(`figures block ${open} has no end marker`);
+  return names;
+}
+
+/** `doc` with every figures block rendered afresh from its result file. */
+export function embedFigures(doc: string, read: (name: string) => BenchResult = readResult): string {
+  let out = doc;
+  let from = 0;
+  for (const name of blocksIn(doc)) {
+    const b = BLOCKS[name];
+    if (!b) throw new Error(`no renderer for <!-- ${name}-figures --> (bench/figures.ts BLOCKS)`);
+    const start = `<!-- ${name}-figures:start -->`;
+    const i = out.indexOf(start, from) + start.length;
+    const j = out.indexOf(`<!-- ${name}-figures:end -->`, i);
+    const text = `\n${b.render(read(b.result)).trimEnd()}\n`;
+    out = out.slice(0, i) + text + out.slice(j);
+    from = i + text.length;
+  }
+  return out;
+}
+
+/** README.md and docs/*.md, the files that may embed figures. */
+export const DOCS = [
+  new URL('../README.md', import.meta.url),
+  ...readdirSync(new URL('../docs/', import.meta.url))
+    .filter((n) => n.endsWith('.md'))
+    .sort()
+    .map((n) => new URL(`../docs/${n}`, import.meta.url)),
+];
+
+// `npm run figures`: rewrite every block from the committed results.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  for (const url of DOCS) {
+    const doc = readFileSync(url, 'utf8');
+    const next = embedFigures(doc);
+    if (next !== doc) {
+      writeFileSync(url, next);
+      console.log(`rewrote ${url.pathname}`);
+    }
+  }
+}

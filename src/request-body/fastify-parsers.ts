@@ -1,0 +1,133 @@
+import type { IncomingMessage } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
+import { errorCodes, type FastifyInstance, type FastifySchemaCompiler } from 'fastify';
+import { validatorCompiler as zodValidatorCompiler } from 'fastify-type-provider-zod';
+import { GroupsReader } from './groups-layout.js';
+import { JsonBytes, LARGE_JSON_CHARS, parseBody, parseSecurely } from './json.js';
+import { joinMovable, movableBytes } from '../common/movable-bytes.js';
+
+// From this size a body is read on a worker. A smaller one, a 64×8 batch included, is parsed here: reading
+// it on a worker put a serial stage before the judging and made such requests slower (interleaved runs),
+// while parsing it here holds a probe only briefly.
+const READ_ON_WORKER_BYTES = 4 << 20;
+
+type Done = (err: Error | null, body?: unknown) => void;
+
+/** `text` parsed by the one parser (parseBody), handed to Fastify's `done`. */
+function parseInto(done: Done, text: string): void {
+  let body: unknown;
+  try {
+    body = parseBody(text);
+  } catch (e) {
+    done(e as Error, undefined);
+    return;
+  }
+  done(null, body);
+}
+
+/** The JSON parser of every route: a large body (LARGE_JSON_CHARS) is parsed in a turn of its own, so a probe waits for one stage at most. */
+export function installJsonParser(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    if ((body as string).length < LARGE_JSON_CHARS) parseInto(done, body as string);
+    else setImmediate(() => parseInto((e, v) => setImmediate(done, e, v), body as string));
+  });
+}
+
+/**
+ * In this plugin's routes, a JSON body of READ_ON_WORKER_BYTES or more arrives as JsonBytes, neither
+ * decoded, parsed nor validated here (the route hands it to a worker, which reads it with the route's
+ * schema); a smaller one is parsed and validated as in every route.
+ *
+ * The body is read as Fastify reads one (the route's body limit, the Content-Length check). A large body of
+ * known length is copied as it arrives, one chunk per turn of the event loop, into one buffer of that
+ * length: joining a large body at its end held the main thread for one long stretch, its fresh pages
+ * faulted in one by one (docs/concurrency.md). A compressed one, whose decoded size is known only at its
+ * end, is joined then.
+ */
+export function keepLargeJson(app: FastifyInstance): { validatorCompiler: FastifySchemaCompiler<unknown> } {
+  return keepJson(app, READ_ON_WORKER_BYTES);
+}
+
+/**
+ * In this plugin's routes every JSON body arrives as JsonBytes, read as keepLargeJson reads a large one.
+ * Kept as text (Fastify's `parseAs: 'string'`), a large fit body now and then held the main thread for one
+ * long stretch: joining the chunks, decoding them or copying the text to the worker, each of which is
+ * usually short.
+ */
+export function keepJsonBytes(app: FastifyInstance): { validatorCompiler: FastifySchemaCompiler<unknown> } {
+  return keepJson(app, 0);
+}
+
+function keepJson(app: FastifyInstance, readOnWorkerFrom: number): { validatorCompiler: FastifySchemaCompiler<unknown> } {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', (req, payload: IncomingMessage & { receivedEncodedLength?: number }, done) => {
+    const limit = req.routeOptions.bodyLimit;
+    const declared = Number(req.headers['content-length']);
+    if (declared > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), undefined);
+    const plain = req.headers['content-encoding'] === undefined;
+    const whole = plain && declared >= readOnWorkerFrom ? movableBytes(declared) : undefined;
+    // A large body parsed here whose length is known is read group by group (groups-layout.ts), its groups
+    // found as it arrives; a smaller one is decoded as it arrives: joining and decoding it at its end
+    // held the main thread mostly to fault in two fresh copies.
+    const reader = !whole && plain && declared >= LARGE_JSON_CHARS ? new GroupsReader(parseSecurely) : undefined;
+    const decoder = !whole && plain && declared < LARGE_JSON_CHARS ? new StringDecoder('utf8') : undefined;
+    let text = '';
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      payload.off('data', onData);
+      payload.off('end', onEnd);
+      payload.off('error', onEnd);
+    };
+    const onData = (chunk: Buffer | string) => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += bytes.length;
+      // The decoded size bounds a compressed body (a zip bomb stops here), the declared one any other.
+      if (size > limit || (payload.receivedEncodedLength ?? 0) > limit || (whole && size > whole.length)) {
+        stop();
+        done(size > limit ? new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE() : new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH(), undefined);
+        return;
+      }
+      if (decoder) text += decoder.write(bytes);
+      else if (reader) reader.feed(bytes);
+      else if (!whole) chunks.push(bytes);
+      else {
+        whole.set(bytes, size - bytes.length);
+        // The socket hands over megabytes in one turn; copied one chunk per turn, a probe waits for one
+        // chunk's fresh pages, not for all of them.
+        payload.pause();
+        setImmediate(() => payload.resume());
+      }
+    };
+    const onEnd = (err?: Error & { statusCode?: number }) => {
+      stop();
+      if (err) {
+        if (!(typeof err.statusCode === 'number' && err.statusCode >= 400)) err.statusCode = 400;
+        done(err, undefined);
+      } else if (!Number.isNaN(declared) && (payload.receivedEncodedLength || size) !== declared) {
+        done(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH(), undefined);
+      } else if (whole) done(null, new JsonBytes(whole));
+      else if (size >= readOnWorkerFrom) done(null, new JsonBytes(joinMovable(chunks).bytes));
+      else if (size === 0) done(null, undefined);
+      else if (size < LARGE_JSON_CHARS) parseInto(done, decoder ? text + decoder.end() : Buffer.concat(chunks, size).toString('utf8'));
+      // Parsed in a turn of its own, as in every route (installJsonParser).
+      else
+        setImmediate(() => {
+          const value = reader?.value();
+          if (value !== undefined) setImmediate(done, null, value);
+          else parseInto((e, v) => setImmediate(done, e, v), Buffer.concat(reader?.chunks ?? chunks, size).toString('utf8'));
+        });
+    };
+    payload.on('data', onData);
+    payload.on('end', onEnd);
+    payload.on('error', onEnd);
+    payload.resume();
+  });
+  return {
+    validatorCompiler: (route) => {
+      const zod = zodValidatorCompiler(route as Parameters<typeof zodValidatorCompiler>[0]);
+      return (value) => (value instanceof JsonBytes ? { value } : zod(value));
+    },
+  };
+}

@@ -1,0 +1,87 @@
+// A JSON request body read the way the HTTP layer reads every body (prototype keys dropped, nesting bounded,
+// the route's zod schema), as plain data: /trace-knowledge/fit hands its body text to a worker, which reads
+// it there, so that a large log is never parsed or validated on the main thread.
+import { parse } from 'secure-json-parse';
+import type { z } from 'zod';
+import { InvalidRequest, ServiceError } from '../common/errors.js';
+import { jsonPath } from '../common/json-path.js';
+import type { Issue } from '../contracts/errors.js';
+import { pathPastDepth } from './depth.js';
+
+/**
+ * From this size a JSON body (or response) is handled in several turns of the event loop: gathering,
+ * parsing and validating a body of many megabytes each hold the main thread for a stretch, and a probe should
+ * wait for one of them at most.
+ */
+export const LARGE_JSON_CHARS = 1 << 20;
+
+/** The 400 message for schema issues, shared with the validator of the other routes. */
+export const invalidBodyMessage = (issues: readonly Issue[], part = 'body'): string =>
+  `request ${part} is invalid — ${issues[0] ? `${issues[0].path}: ${issues[0].message}` : 'invalid request'}`;
+
+/** The 400 for a body nested deeper than MAX_JSON_DEPTH, or null. */
+export function depthIssue(body: unknown, maxDepth: number): { message: string; issues: Issue[] } | null {
+  const deep = pathPastDepth(body, maxDepth);
+  if (!deep) return null;
+  return {
+    message: `request body nests deeper than ${maxDepth} levels`,
+    issues: [{ path: jsonPath(deep), message: `nesting deeper than MAX_JSON_DEPTH=${maxDepth}` }],
+  };
+}
+
+/** JSON as Fastify's own parser reads a body (app.ts): "__proto__" and "constructor.prototype" keys dropped. Throws on text that is not JSON. */
+export const parseSecurely = (text: string): unknown =>
+  mayNamePrototype(text) ? parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }) : JSON.parse(text);
+
+/**
+ * Whether secure-json-parse has anything to do with `text`. It tests every text with two regular
+ * expressions for a "__proto__" or "constructor" key, each letter plain or as a \u005x–\u007x escape.
+ * A 64×8 batch is full of quotes (completions are JSON inside JSON): read group by group, its tests cost more
+ * than JSON.parse itself, these plain searches much less. Text with neither key spelled out, no such escape and
+ * no byte-order mark (which it strips) is text it would hand to JSON.parse as it is.
+ */
+const mayNamePrototype = (text: string): boolean =>
+  text.charCodeAt(0) === 0xfeff || text.includes('_proto') || text.includes('"constructor"') || /\\u00[5-7]/.test(text);
+
+/**
+ * The one JSON parser of request bodies: an empty body means no body (curl -X POST -H 'content-type:
+ * application/json' …/finalize), and a "__proto__" or "constructor.prototype" key is dropped rather than
+ * failing the request: planners emit junk keys, unknown plan fields are ignored anyway, and nothing here
+ * merges objects.
+ */
+export function parseBody(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return parseSecurely(text);
+  } catch (e) {
+    throw new ServiceError('invalid_json', "Body is not valid JSON but content-type is set to 'application/json'", [
+      { path: '$', message: (e as Error).message },
+    ]);
+  }
+}
+
+/** A JSON body read as every route reads one, with the route's schema; throws the 400 it deserves. */
+export function readJsonBody<S extends z.ZodType>(text: string, schema: S, maxDepth: number): z.output<S> {
+  const body = parseBody(text);
+  const deep = depthIssue(body, maxDepth);
+  if (deep) throw new InvalidRequest(deep.message, deep.issues);
+  const checked = schema.safeParse(body);
+  if (checked.success) return checked.data;
+  const issues = checked.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message }));
+  throw new InvalidRequest(invalidBodyMessage(issues), issues);
+}
+
+/**
+ * A large JSON body kept as the client's bytes, for a worker to read. Private, so that the depth check of
+ * every body walks no further into it.
+ */
+export class JsonBytes {
+  readonly #bytes: Uint8Array<ArrayBuffer>;
+  constructor(bytes: Uint8Array<ArrayBuffer>) {
+    this.#bytes = bytes;
+  }
+  /** The body, in a buffer of its own that the caller may move to a worker. */
+  get bytes(): Uint8Array<ArrayBuffer> {
+    return this.#bytes;
+  }
+}

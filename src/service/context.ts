@@ -1,0 +1,91 @@
+import { planLimits, type Config } from '../config.js';
+import type { JudgeConfig } from '../metrics/judge/client.js';
+import type { PlanLimits } from '../plan/parse.js';
+import { ReplyCache } from '../runs/idempotency.js';
+import { RunLedger } from '../runs/ledger.js';
+import { openRunStore } from '../runs/open-store.js';
+import type { RunStore } from '../runs/store.js';
+import { RunTurns } from '../runs/turns.js';
+import { DEFAULT_SCORING, type ScoringDefaults } from '../scoring/score-groups.js';
+import { Capability } from './capability.js';
+import { createPool, type WorkPool } from './pool/pool.js';
+
+/** What the routes need from configuration and state, resolved once. */
+export interface Service {
+  planLimits: PlanLimits;
+  requestLimits: { maxPlansPerRequest: number };
+  defaults: ScoringDefaults;
+  ledger: RunLedger;
+  replies: ReplyCache;
+  store: RunStore;
+  /** Arrival order of each run's bookkeeping. */
+  turns: RunTurns;
+  /** The worker threads that run CPU-bound work. */
+  pool: WorkPool;
+  /** REQUEST_DEADLINE_MS: the most any request may take. */
+  deadlineMs: number;
+  /** MAX_JSON_DEPTH, for bodies read on a worker. */
+  maxJsonDepth: number;
+  /** The sentence encoder of ENCODER_DIR (knowledge tracing, token match, tool-binding quality), by name. */
+  encoder: Capability<string>;
+  /** The turn verifier of VERIFIER_DIR, by name. */
+  verifier: Capability<string>;
+  /** The LLM judge, when JUDGE_BASE_URL is set. */
+  judge: JudgeConfig | null;
+}
+
+export function serviceDefaults(config: Config): ScoringDefaults {
+  return { ...DEFAULT_SCORING, lambda_hard: config.LAMBDA_HARD, reward_profile: config.REWARD_PROFILE };
+}
+
+export async function startService(config: Config, onWorkerError: (e: Error) => void = () => undefined): Promise<Service> {
+  const store = await openRunStore(config.STATE_URL, config.STATE_DIR);
+  const defaults = serviceDefaults(config);
+  // The runtime reads its switch from the process's environment when its first session starts; a worker's
+  // process.env is a copy of its own, so the main thread sets it, before any worker.
+  process.env.ORT_DISABLE_TELEMETRY = config.ORT_DISABLE_TELEMETRY;
+  const pool = await createPool({
+    workers: config.WORKERS,
+    maxQueue: config.MAX_QUEUE,
+    heapMb: config.WORKER_HEAP_MB,
+    idleRssMb: config.IDLE_RSS_MB,
+    idleCollectMs: config.IDLE_COLLECT_MS,
+    onWorkerError,
+    settings: {
+      encoderDir: config.ENCODER_DIR,
+      verifierDir: config.VERIFIER_DIR,
+      encoderCacheSize: config.ENCODER_CACHE_SIZE,
+      encoderBatchSize: config.ENCODER_BATCH_SIZE,
+    },
+  });
+  // A model loads in each worker on its first use; loading it in every worker at once (a task each, while
+  // they are idle) warms them all and is the check /ready reports.
+  const load = (which: 'encoder' | 'verifier') => async () => {
+    const names = await Promise.all(Array.from({ length: Math.max(1, pool.workers) }, () => pool.run('loadTask', which, new AbortController().signal)));
+    return names[0]!;
+  };
+  return {
+    planLimits: planLimits(config),
+    requestLimits: { maxPlansPerRequest: config.MAX_PLANS_PER_REQUEST },
+    defaults,
+    ledger: new RunLedger(store, { ...defaults, maxRuns: config.MAX_RUNS }),
+    replies: new ReplyCache(config.REPLAY_CACHE_BYTES),
+    store,
+    turns: new RunTurns(),
+    pool,
+    deadlineMs: config.REQUEST_DEADLINE_MS,
+    maxJsonDepth: config.MAX_JSON_DEPTH,
+    encoder: new Capability('sentence encoder', load('encoder'), { ENCODER_DIR: config.ENCODER_DIR }),
+    verifier: new Capability('turn verifier', load('verifier'), { VERIFIER_DIR: config.VERIFIER_DIR, ENCODER_DIR: config.ENCODER_DIR }),
+    judge: config.JUDGE_BASE_URL
+      ? {
+          baseUrl: config.JUDGE_BASE_URL,
+          model: config.JUDGE_MODEL,
+          apiKey: config.JUDGE_API_KEY,
+          concurrency: config.JUDGE_CONCURRENCY,
+          timeoutMs: config.JUDGE_TIMEOUT_MS,
+          retries: config.JUDGE_RETRIES,
+        }
+      : null,
+  };
+}

@@ -1,0 +1,49 @@
+import { InvalidRequest, untilAborted } from '../common/errors.js';
+import type { EvaluateDialogueRequest, EvaluateTextCorpusRequest, EvaluateTextRequest, TextMetric } from '../contracts/evaluate.js';
+import type { EvaluatePlanRequest } from '../contracts/evaluate-plan.js';
+import { judgeInput } from '../metrics/evaluate-dialogue.js';
+import { judgeConversation } from '../metrics/judge/client.js';
+import type { Service } from './context.js';
+
+const ALL: TextMetric[] = ['bleu', 'rouge', 'meteor'];
+
+/** /evaluate-text: one hypothesis against its references. */
+export const evaluateText = (svc: Service, body: EvaluateTextRequest, signal: AbortSignal) =>
+  svc.pool.run('textScoresTask', { body, metrics: body.metrics ?? ALL }, signal);
+
+/** /evaluate-text/corpus: corpus BLEU over every pair, ROUGE and METEOR averaged over them. */
+export const evaluateCorpus = (svc: Service, body: EvaluateTextCorpusRequest, signal: AbortSignal) =>
+  svc.pool.run('corpusScoresTask', { body, metrics: body.metrics ?? ALL }, signal);
+
+/** /evaluate-dialogue: the metrics on a worker while the LLM judge, when asked, waits on the network here. */
+export async function evaluateDialogue(svc: Service, body: EvaluateDialogueRequest, signal: AbortSignal) {
+  const judge = svc.judge;
+  if (body.options?.judge && !judge) {
+    throw new InvalidRequest('the LLM judge is off on this service', [
+      { path: '$.options.judge', message: 'set JUDGE_BASE_URL (an OpenAI-compatible API) to enable it' },
+    ]);
+  }
+  if (body.reference !== undefined) await untilAborted(svc.encoder.get(), signal); // the token match needs it
+  let judging: ReturnType<typeof judgeConversation> | undefined;
+  if (body.options?.judge && judge) {
+    const { conversation, reference } = judgeInput(body);
+    judging = judgeConversation(judge, conversation, reference);
+  }
+  const [metrics, judged] = await Promise.all([svc.pool.run('evaluateDialogueTask', body, signal), judging]);
+  return { metrics, judge: judged };
+}
+
+/** /evaluate-plan: the A.4 metrics of every readable plan; an unreadable one is reported with its violations. */
+export async function evaluatePlans(svc: Service, body: EvaluatePlanRequest, signal: AbortSignal) {
+  await untilAborted(svc.encoder.get(), signal);
+  const { parsed, goldParsed, readable, report } = await svc.pool.run('evaluatePlansTask', { body, limits: svc.planLimits }, signal);
+  const metricsOf = new Map(readable.map((index, i) => [index, report.plans[i]!]));
+  return {
+    plans: parsed.map((p, index) =>
+      p.ok ? { index, parsed: true as const, metrics: metricsOf.get(index)! } : { index, parsed: false as const, violations: p.violations },
+    ),
+    ...(goldParsed ? { gold: goldParsed.ok ? { parsed: true as const } : { parsed: false as const, violations: goldParsed.violations } } : {}),
+    cross: report.cross ? { plans: readable, ...report.cross } : null,
+    options: report.options,
+  };
+}

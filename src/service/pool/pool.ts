@@ -1,0 +1,268 @@
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type * as Tasks from '../tasks/index.js';
+import type { TaskFailure, WorkerSettings } from '../tasks/index.js';
+import type { TaskName } from './worker.js';
+import { Overloaded, ServiceError, untilAborted } from '../../common/errors.js';
+import { closeLoads, modelFlags } from './model-flags.js';
+
+type Input<K extends TaskName> = Parameters<(typeof Tasks)[K]>[0];
+
+// Tasks that may be inside onnxruntime when their request is abandoned. Terminating a worker during a
+// native call aborts the whole process (seen here: "terminate called after throwing an instance of
+// 'Napi::Error'"), so these are stopped cooperatively instead: the request is answered at once, the task
+// sees its cancel flag before it starts and, in graph edit distance, during the search.
+const NATIVE: ReadonlySet<TaskName> = new Set<TaskName>(['loadTask', 'verifyTask', 'traceTask', 'evaluateDialogueTask', 'evaluatePlansTask']);
+type Output<K extends TaskName> = Exclude<Awaited<ReturnType<(typeof Tasks)[K]>>, TaskFailure>;
+
+interface PoolStatus {
+  /** Worker threads; 0 when the main thread runs the work itself. */
+  workers: number;
+  /** Tasks running now. */
+  running: number;
+  /** Tasks waiting for a worker. */
+  queued: number;
+  max_queue: number;
+  /** Every worker busy and the queue full: the next task is refused. */
+  saturated: boolean;
+  /** Share of the pool's capacity in use since start (piscina's utilization). */
+  utilization: number;
+}
+
+/** What the resting pool did to give memory back since start (IDLE_COLLECT_MS). */
+interface Collections {
+  count: number;
+  /** The workers' heaps together after the last one. */
+  heapBytes: number;
+  /** Heap the collections gave back, in all. */
+  freedBytes: number;
+  /** Workers replaced by fresh ones because the process held more than IDLE_RSS_MB after a collection. */
+  replaced: number;
+}
+
+/** Sentence-encoder cache lookups since start, over every thread. */
+interface CacheLookups {
+  hits: number;
+  misses: number;
+}
+
+export interface WorkPool {
+  readonly workers: number;
+  /** Runs a task; the buffers in `transfer` are moved to its worker, unusable here afterwards. */
+  run<K extends TaskName>(name: K, input: Input<K>, signal: AbortSignal, transfer?: ArrayBuffer[]): Promise<Output<K>>;
+  status(): PoolStatus;
+  encoderCache(): CacheLookups;
+  collections(): Collections;
+  close(): Promise<void>;
+}
+
+export interface PoolOptions {
+  workers: number;
+  maxQueue: number;
+  /** V8 old generation per worker, MiB. */
+  heapMb: number;
+  /** Resident memory of the process, MiB, above which a resting pool replaces its workers. */
+  idleRssMb: number;
+  /** How long the pool rests after work before it looks at idleRssMb. */
+  idleCollectMs: number;
+  settings: Omit<WorkerSettings, 'intraOpThreads' | 'cacheLookups' | 'models'>;
+  onWorkerError: (e: Error) => void;
+  /** The workers' shared model flags (model-flags.ts); a test passes its own to watch and hold their loads. */
+  models?: Int32Array;
+}
+
+// Per worker. At 16 MiB much of a worker's time went to scavenges and promotions while judging plans;
+// 48 MiB raised multi-client /score-plan throughput for no measurable resident memory (docs/concurrency.md).
+const WORKER_YOUNG_GENERATION_MB = 48;
+
+// After a soak the workers kept their grown heaps (RSS far above its idle size): V8 returns freed pages
+// only after a full collection, and a worker waiting for tasks runs none. So once the pool has had no task
+// for IDLE_COLLECT_MS after doing work and the process holds more than IDLE_RSS_MB, each worker collects once (a
+// request arriving meanwhile waits for it). Only then: the requests after a collection fault the heap back
+// in (the first 64×8 request after a rest was markedly slower). Collections do not give back the malloc
+// arenas the workers' threads grew (a large share of RSS after a soak); if the process is still above the
+// bound, the workers are replaced, one at a time.
+// A replacement loads its models before it is ready, far sooner than this; one that is not ready by then failed.
+const REPLACEMENT_READY_MS = 30_000;
+
+// The encoders of every worker count into one shared pair of cells, read by /metrics without a round trip.
+const sharedLookups = () => new BigInt64Array(new SharedArrayBuffer(16));
+const lookupsOf = (cells: BigInt64Array): CacheLookups => ({ hits: Number(Atomics.load(cells, 0)), misses: Number(Atomics.load(cells, 1)) });
+
+const isFailure = (x: unknown): x is TaskFailure => typeof x === 'object' && x !== null && 'failure' in x && typeof (x as TaskFailure).failure === 'string';
+/** A task's value, or its failure thrown again on this thread. */
+export function unwrap<T>(x: T | TaskFailure): T {
+  if (!isFailure(x)) return x;
+  throw new ServiceError(x.failure, x.message, x.issues);
+}
+
+// Compiled, the workers run worker.js beside this file; from source (under tsx), an entry that loads tsx first.
+const workerFile = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './worker-tsx.mjs' : './worker.js', import.meta.url));
+
+/**
+ * The pool the routes hand CPU-bound work to: piscina, one thread per core, a bounded queue. A task whose
+ * signal aborts is taken off the queue, or its worker is terminated (and replaced) if it already runs;
+ * a task that may be in native code is told to stop instead (NATIVE above).
+ */
+export async function createPool(o: PoolOptions): Promise<WorkPool> {
+  if (o.workers === 0) return inProcess(o);
+  // Each worker's ONNX sessions get one intra-op thread: the pool already keeps every core busy, and two
+  // runtimes each spreading over every core only trade cache misses.
+  const settings: WorkerSettings = { ...o.settings, intraOpThreads: 1, cacheLookups: sharedLookups(), models: o.models ?? modelFlags() };
+  const pool = new Piscina({
+    filename: workerFile,
+    minThreads: o.workers,
+    maxThreads: o.workers,
+    idleTimeout: Infinity,
+    workerData: { settings },
+    // Bounded so that memory adds up to a stated total: V8 grows an unbounded heap long before collecting it.
+    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: o.heapMb },
+  });
+  // A worker that dies (out of memory, a native crash) fails its task and is replaced; without a listener
+  // piscina's 'error' event would end the process.
+  pool.on('error', (e: Error) => o.onWorkerError(e));
+  // Tasks handed to piscina and not settled, by cancel flag: the first `workers` of them run, the rest wait.
+  // The bound is kept here rather than by piscina's maxQueue, so that what /ready reports is what admission
+  // decides; closing stops and awaits them.
+  const live = new Map<Int32Array, Promise<unknown>>();
+  const collections: Collections = { count: 0, heapBytes: 0, freedBytes: 0, replaced: 0 };
+  let worked = false;
+  let closing = false;
+  let replacing: Promise<void> | undefined;
+  let idle: NodeJS.Timeout | undefined;
+  const track = (name: TaskName, input: unknown, options: { signal?: AbortSignal; transferList?: ArrayBuffer[] } = {}) => {
+    const cancel = new Int32Array(new SharedArrayBuffer(4));
+    const task = pool.run({ name, input, cancel }, options);
+    clearTimeout(idle);
+    // The worker is busy until the task settles, even when its request was answered before.
+    live.set(
+      cancel,
+      task
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .finally(() => {
+          live.delete(cancel);
+          if (live.size === 0 && worked) idle = setTimeout(collect, o.idleCollectMs).unref();
+        }),
+    );
+    return { task, cancel };
+  };
+  // One task per worker: piscina gives each to the least busy worker, and every worker is idle here.
+  const aboveBound = () => process.memoryUsage.rss() > o.idleRssMb * 2 ** 20;
+  const collect = async () => {
+    // A round still waiting for a replacement ends first (it stops, having seen the work that armed this
+    // rest): a second round beside it would retire the worker that serves meanwhile. Work running by then,
+    // or a second rest that waited too, arms or is the next rest.
+    await replacing;
+    if (closing || !worked || live.size > 0) return;
+    worked = false;
+    if (!aboveBound()) return;
+    const heaps = await Promise.all(Array.from({ length: o.workers }, () => track('collectTask', null).task as Promise<Output<'collectTask'>>)).catch(() => []);
+    if (heaps.length === 0) return;
+    collections.count++;
+    collections.heapBytes = heaps.reduce((n, h) => n + h.after, 0);
+    // A collection may also grow a heap (V8 commits pages as it moves objects): a counter only counts gives.
+    collections.freedBytes += heaps.reduce((n, h) => n + Math.max(0, h.before - h.after), 0);
+    if (aboveBound()) await (replacing = replaceWorkers());
+  };
+  // One worker at a time, so that a request arriving meanwhile finds one ready; stops once work has
+  // arrived since the rest began, even work already done (the rest wait for the next rest). Piscina's
+  // balancer gives a task to the first idle worker in the order they started, so each retireTask reaches
+  // an old worker; one that reaches a new worker stops.
+  const replaceWorkers = async () => {
+    const round = Date.now();
+    for (let i = 0; i < o.workers && !worked && !closing; i++) {
+      let ready: () => void = () => undefined;
+      const replaced = new Promise<void>((resolve) => (ready = resolve));
+      pool.once('workerCreate', ready);
+      const late = setTimeout(ready, REPLACEMENT_READY_MS).unref();
+      const retired = await track('retireTask', round).task.then(
+        () => false,
+        () => true,
+      );
+      if (retired) {
+        await replaced;
+        // Counted once the fresh worker is ready (or late): a round's last count is its end.
+        collections.replaced++;
+      }
+      clearTimeout(late);
+      pool.off('workerCreate', ready);
+      if (!retired) return;
+    }
+  };
+  return {
+    workers: o.workers,
+    async run(name, input, signal, transfer = []) {
+      if (signal.aborted) throw signal.reason;
+      if (live.size - o.workers >= o.maxQueue) throw new Overloaded(`all ${o.workers} workers are busy and ${o.maxQueue} tasks wait (MAX_QUEUE)`);
+      const native = NATIVE.has(name);
+      worked = true;
+      const { task, cancel } = track(name, input, native ? { transferList: transfer } : { signal, transferList: transfer });
+      const onAbort = () => Atomics.store(cancel, 0, 1);
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        return unwrap(await (native ? untilAborted(task, signal) : task));
+      } catch (e) {
+        if (signal.aborted) throw signal.reason;
+        if ((e as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+          throw new ServiceError(
+            'worker_out_of_memory',
+            `the request needed more than the ${o.heapMb} MiB heap a worker may use (WORKER_HEAP_MB); send less per request`,
+          );
+        }
+        throw e;
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    },
+    status() {
+      const running = Math.min(live.size, o.workers);
+      const queued = live.size - running;
+      return {
+        workers: o.workers,
+        running,
+        queued,
+        max_queue: o.maxQueue,
+        saturated: queued >= o.maxQueue && running === o.workers,
+        utilization: Number(pool.utilization.toFixed(4)),
+      };
+    },
+    encoderCache: () => lookupsOf(settings.cacheLookups),
+    collections: () => ({ ...collections }),
+    // Terminating a worker inside onnxruntime aborts the process: tasks are told to stop and awaited first.
+    async close() {
+      closing = true;
+      clearTimeout(idle);
+      for (const cancel of live.keys()) Atomics.store(cancel, 0, 1);
+      await Promise.all([...live.values(), closeLoads(settings.models)]);
+      await pool.destroy();
+    },
+  };
+}
+
+async function inProcess(o: PoolOptions): Promise<WorkPool> {
+  const tasks = await import('../tasks/index.js');
+  // The main thread's ONNX sessions may use every core (onnxruntime's default).
+  const settings: WorkerSettings = { ...o.settings, intraOpThreads: 0, cacheLookups: sharedLookups(), models: modelFlags() };
+  tasks.settleInProcess(settings);
+  const table = tasks as unknown as Record<TaskName, (input: unknown, stop: () => boolean) => Promise<unknown>>;
+  return {
+    workers: 0,
+    // Work on the main thread cannot be interrupted (no timer fires while it runs): past its deadline a
+    // request is answered 504 and its result dropped once the work ends.
+    async run(name, input, signal) {
+      if (signal.aborted) throw signal.reason;
+      const out = await table[name](input, () => signal.aborted);
+      // A deadline that passed during the work has not fired yet: one turn of the timers lets it.
+      await new Promise((r) => setTimeout(r, 0));
+      if (signal.aborted) throw signal.reason;
+      return unwrap(out) as never;
+    },
+    status: () => ({ workers: 0, running: 0, queued: 0, max_queue: o.maxQueue, saturated: false, utilization: 0 }),
+    encoderCache: () => lookupsOf(settings.cacheLookups),
+    collections: () => ({ count: 0, heapBytes: 0, freedBytes: 0, replaced: 0 }),
+    close: async () => undefined,
+  };
+}

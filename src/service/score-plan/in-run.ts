@@ -1,0 +1,197 @@
+import type { ResolvedOptions } from '../../contracts/options.js';
+import type { ScorePlanRequest } from '../../contracts/score-plan.js';
+import { INITIAL_WEIGHTS, type AxisVector } from '../../grpo/compose.js';
+import type { GateOptions } from '../../scoring/evaluate-plan.js';
+import {
+  resolveOptions,
+  scoringDefaultsOf,
+  summaryOf,
+  tallyOf,
+  type Judged,
+  type ScoreSummary,
+  type ScoringDefaults,
+  type Tally,
+} from '../../scoring/score-groups.js';
+import { composeSample } from '../../scoring/score-samples.js';
+import { receiptKey } from '../../runs/idempotency.js';
+import type { Counted, StepInfo } from '../../runs/ledger.js';
+import type { Arrival } from '../../runs/turns.js';
+import type { Service } from '../context.js';
+
+const DEFAULT_RUN_ID = 'default';
+
+/** A response's UTF-8 JSON in pieces, in order: a large one is written and sent a few pieces at a time. */
+type JsonPieces = readonly Uint8Array[];
+
+export type RunScoring =
+  | { kind: 'scored'; body: JsonPieces; summary: ScoreSummary }
+  | { kind: 'replay'; body: JsonPieces }
+  | { kind: 'conflict'; message: string };
+
+/** What the bookkeeping reads of a /score-plan request; its plans stay with the scorer. */
+export type RunRequest = Pick<ScorePlanRequest, 'run_id' | 'step' | 'options'>;
+
+/**
+ * A request's Idempotency-Key, with the fingerprint of the request (idempotency.ts) that tells a retry from
+ * a reuse. The fingerprint is taken once the plans are judged, from what judging gave (the threads that
+ * judge the groups may write their JSON too), and only in a run: a request without one records nothing.
+ */
+export interface Idempotency<J> {
+  key: string;
+  fingerprint: (judged: J) => string;
+}
+
+/** What the bookkeeping needs of the service. */
+export type RunDeps = Pick<Service, 'ledger' | 'replies' | 'turns' | 'defaults'>;
+
+/** How a request's plans are judged and written out: the costly halves, run wherever the caller likes. */
+export interface PlanScorer<J> {
+  judge(gate: GateOptions): Promise<J>;
+  /** What the judged plans bring to their step. */
+  tally(judged: J): Tally;
+  /** Composes the judged plans with `weights`; `write` gives the response text once the step info is known. */
+  compose(
+    judged: J,
+    options: ResolvedOptions,
+    weights: AxisVector,
+  ): { summary: ScoreSummary; write: (run: StepInfo | null) => JsonPieces | Promise<JsonPieces> };
+}
+
+/** Judges once per distinct gate and profile (a run's may change while a request waits for its turn). */
+function memoJudge<J>(judge: (gate: GateOptions) => Promise<J>): (o: ResolvedOptions) => Promise<J> {
+  const seen = new Map<string, Promise<J>>();
+  return (o) => {
+    const key = `${o.strict}/${o.lambda_hard}/${o.reward_profile}`;
+    let p = seen.get(key);
+    if (!p) {
+      p = judge({ strict: o.strict, lambda_hard: o.lambda_hard, reward_profile: o.reward_profile });
+      p.catch(() => undefined); // awaited later, or dropped when the request ends first
+      seen.set(key, p);
+    }
+    return p;
+  };
+}
+
+/**
+ * Judges with the run's options as they were when the request arrived and counts the result in one
+ * transaction; if the run's λ_hard changed since (a PUT, here or on another replica), the transaction
+ * says so and the plans are judged again. Returns the last judgement.
+ */
+async function countJudged<J>(
+  deps: RunDeps,
+  runId: string,
+  step: number | undefined,
+  onArrival: Promise<ScoringDefaults>,
+  judged: (defaults: ScoringDefaults) => Promise<J>,
+  tally: (j: J) => Tally,
+  receipt: Idempotency<J> | undefined,
+  signal: AbortSignal,
+): Promise<{ judgement: J; counted: Exclude<Counted, { kind: 'stale' }> }> {
+  let defaults = await onArrival;
+  let fingerprint: string | undefined;
+  for (;;) {
+    const judgement = await judged(defaults);
+    if (signal.aborted) throw signal.reason as Error;
+    fingerprint ??= receipt?.fingerprint(judgement);
+    const counted = await deps.ledger.count(runId, step, tally(judgement), defaults, receipt && { key: receipt.key, fingerprint: fingerprint! });
+    if (counted.kind !== 'stale') return { judgement, counted };
+    defaults = counted.defaults;
+  }
+}
+
+/** What the logs and metrics say of the run a request was counted in. */
+const runSummary = (run: StepInfo): ScoreSummary['run'] => ({
+  id: run.id,
+  step: run.step,
+  status: run.status,
+  weights: run.finalized.at(-1)?.weights_after ?? run.weights,
+  ema: run.finalized.at(-1)?.ema ?? null,
+});
+
+const runDefaults = async (deps: RunDeps, runId: string): Promise<ScoringDefaults> => {
+  const config = await deps.ledger.config(runId);
+  return config ? scoringDefaultsOf(config) : deps.defaults;
+};
+
+/**
+ * /score-plan with step accounting. Plans are judged as soon as the request arrives, with the options its
+ * run has then; the bookkeeping — replay check, which step and weights apply, recording the plans and the
+ * receipt — is one transaction of the run store, taken in the request's turn of its run (arrival order in
+ * this process; `arrival`, the place a request kept before it knew its run). Only once it has committed
+ * is the request answered. A request whose signal aborts before its turn records nothing.
+ */
+export async function scoreInRun<J>(
+  req: RunRequest,
+  idempotency: Idempotency<J> | undefined,
+  deps: RunDeps,
+  scorer: PlanScorer<J>,
+  signal: AbortSignal,
+  arrival?: Arrival,
+): Promise<RunScoring> {
+  const judged = memoJudge((gate) => scorer.judge(gate));
+  const runId = req.run_id === undefined ? DEFAULT_RUN_ID : req.run_id;
+  if (runId === null) {
+    arrival?.leave();
+    const options = resolveOptions(req.options, deps.defaults);
+    const c = scorer.compose(await judged(options), options, INITIAL_WEIGHTS);
+    return { kind: 'scored', body: await c.write(null), summary: c.summary };
+  }
+
+  const receipt = idempotency && { ...idempotency, key: receiptKey(req.step, idempotency.key) };
+  const byDefaults = (d: ScoringDefaults) => judged(resolveOptions(req.options, d));
+  // Judging starts now; its outcome is awaited in the turn, or dropped if the request ends first.
+  const onArrival = runDefaults(deps, runId);
+  void onArrival.then(byDefaults).catch(() => undefined);
+  return deps.turns.inTurn(
+    runId,
+    signal,
+    async () => {
+      const { judgement, counted } = await countJudged(deps, runId, req.step, onArrival, byDefaults, (j) => scorer.tally(j), receipt, signal);
+      if (counted.kind === 'conflict') {
+        return { kind: 'conflict', message: `Idempotency-Key "${idempotency!.key}" was used for a different request in run ${runId}` };
+      }
+      if (counted.kind === 'replay') {
+        const cached = deps.replies.get(counted.receipt.id);
+        if (cached !== undefined) return { kind: 'replay', body: cached };
+        // Counted before a restart, on another replica, or evicted: rebuilt, not counted again.
+        const options = resolveOptions(req.options, counted.receipt.defaults);
+        return { kind: 'replay', body: await scorer.compose(await judged(options), options, counted.receipt.run.weights).write(counted.receipt.run) };
+      }
+      const options = resolveOptions(req.options, counted.defaults);
+      const c = scorer.compose(judgement, options, counted.run.weights);
+      const body = await c.write(counted.run);
+      if (counted.receipt !== undefined) deps.replies.set(counted.receipt, body);
+      return { kind: 'scored', body, summary: { ...c.summary, run: runSummary(counted.run) } };
+    },
+    arrival,
+  );
+}
+
+export interface SampleResult extends Judged {
+  reward: number;
+  score: number;
+}
+
+/**
+ * Samples scored one by one (OpenRLHF, verl's single form): judged at once, then counted in the request's
+ * turn into `step`, or without one into the run's automatic steps (one per request, or `samples_per_step`
+ * plans per step), and composed with the weights of the step they land in.
+ */
+export async function scoreSamplesInRun(
+  runId: string,
+  step: number | undefined,
+  deps: RunDeps,
+  judge: (gate: GateOptions) => Promise<Judged[]>,
+  signal: AbortSignal,
+): Promise<{ scores: SampleResult[]; step: number; summary: ScoreSummary }> {
+  const judged = memoJudge(judge);
+  const byDefaults = (d: ScoringDefaults) => judged({ ...deps.defaults, strict: false, lambda_hard: d.lambda_hard, reward_profile: d.reward_profile });
+  const onArrival = runDefaults(deps, runId);
+  void onArrival.then(byDefaults).catch(() => undefined);
+  return deps.turns.inTurn(runId, signal, async () => {
+    const { judgement, counted } = await countJudged(deps, runId, step, onArrival, byDefaults, (j) => tallyOf(j, []), undefined, signal);
+    if (counted.kind !== 'counted') throw new Error(`unreachable: ${counted.kind} without an Idempotency-Key`);
+    const scores = judgement.map((e) => ({ ...e, ...composeSample(e, counted.run.weights) }));
+    return { scores, step: counted.run.step, summary: { ...summaryOf(judgement, 0), run: runSummary(counted.run) } };
+  });
+}

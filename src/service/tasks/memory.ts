@@ -1,0 +1,32 @@
+// A worker's memory: a full collection of its heap, or the worker itself ended and replaced.
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { isMainThread } from 'node:worker_threads';
+import type { Stop } from './task.js';
+
+const started = Date.now();
+/**
+ * Ends this worker thread, whose heap and malloc arenas then go back to the system at once; piscina starts
+ * a fresh worker in its place. A worker started after `round` (ms since the epoch) is already fresh and stays.
+ */
+export async function retireTask(round: number, _stop: Stop): Promise<'fresh'> {
+  if (isMainThread) throw new Error('retireTask ends a worker thread; the main thread has none to end');
+  if (started > round) return 'fresh';
+  process.exit(0);
+}
+
+let fullCollection: (() => void) | undefined;
+/**
+ * A full garbage collection of this thread's heap, with the heap's size before and after it, bytes. V8
+ * returns a heap's freed pages to the system only after one, and an idle pool worker runs none.
+ */
+export async function collectTask(_input: null, _stop: Stop): Promise<{ before: number; after: number }> {
+  if (!fullCollection) {
+    // The flag turned on at run time exposes `gc` to contexts made after it: no --expose-gc in `npm start`.
+    setFlagsFromString('--expose-gc');
+    fullCollection = runInNewContext('gc') as () => void;
+  }
+  const before = getHeapStatistics().total_heap_size;
+  fullCollection();
+  return { before, after: getHeapStatistics().total_heap_size };
+}

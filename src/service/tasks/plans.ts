@@ -1,0 +1,133 @@
+// The plan tasks: /score-plan's groups judged and read, OpenRLHF's samples, /evaluate-plan's metrics.
+import type { EvaluatePlanRequest } from '../../contracts/evaluate-plan.js';
+import type { Profile } from '../../contracts/profile.js';
+import { readJsonBody } from '../../request-body/json.js';
+import { ScorePlanRequestSchema, type ScorePlanRequest } from '../../contracts/score-plan.js';
+import { fingerprint } from '../../runs/idempotency.js';
+import { joinMovable, movableBytes } from '../../common/movable-bytes.js';
+import { splitGroups } from '../score-plan/split-groups.js';
+import { resolvePalette } from '../../plan/palette.js';
+import { parsePlan, type PlanLimits } from '../../plan/parse.js';
+import { evaluatePlanMetrics } from '../../plan-metrics/index.js';
+import type { GateOptions } from '../../scoring/evaluate-plan.js';
+import { evaluateGroups, paletteInfo, planDetail, type EvaluatedGroup, type Judged } from '../../scoring/score-groups.js';
+import { evaluateSamples } from '../../scoring/score-samples.js';
+import { encoder } from './models.js';
+import { task, transfers, utf8, utf8Encoder, type Stop } from './task.js';
+
+/**
+ * A judged plan as it crosses back to the main thread: what composition needs, and where in its part's
+ * `details` the rest of its response object lies, already as UTF-8 JSON.
+ */
+export interface WireJudgedPlan extends Judged {
+  /** Byte range of `"components":…,"violations":…,"normalizations":…,"topology":…`, the tail of the plan's response object. */
+  detail: [start: number, end: number];
+}
+
+export interface ScoreGroupsInput {
+  /** The groups, or the JSON of them as readScorePlanTask wrote it. */
+  groups: ScorePlanRequest['groups'] | Uint8Array;
+  palette: ScorePlanRequest['palette'];
+  limits: PlanLimits;
+  gate: GateOptions;
+  /** Write the groups' JSON too (fingerprintOfParts), after the details. */
+  json?: boolean;
+}
+
+/**
+ * The judged groups, each plan's detail written into one buffer moved back with them: as bytes outside the
+ * JavaScript heap, the details no longer cost the main thread's garbage collector (as strings, those of
+ * 4,096 plans held it for long pauses).
+ */
+export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
+  return task(stop, () => {
+    const palette = resolvePalette(input.palette);
+    const given = input.groups instanceof Uint8Array ? (JSON.parse(utf8(input.groups)) as ScorePlanRequest['groups']) : input.groups;
+    const judged = evaluateGroups(given, palette, input.limits, input.gate);
+    const texts = judged.flatMap((g) => g.plans.map((e) => JSON.stringify(planDetail(e))));
+    // The groups' JSON texts joined by commas (the array's, without its brackets), after the details.
+    const json = input.json ? JSON.stringify(given).slice(1, -1) : '';
+    // Each text is encoded straight into the buffer that is moved: no copy per plan, no second join.
+    const details = movableBytes(texts.reduce((n, t) => n + Buffer.byteLength(t), Buffer.byteLength(json)));
+    const ranges: Array<[number, number]> = [];
+    let at = 0;
+    for (const t of texts) {
+      const end = at + utf8Encoder.encodeInto(t, details.subarray(at)).written;
+      // Without the object's braces: the main thread writes the fields after the composed ones.
+      ranges.push([at + 1, end - 1]);
+      at = end;
+    }
+    const jsonRange: [number, number] = [at, at + utf8Encoder.encodeInto(json, details.subarray(at)).written];
+    let k = 0;
+    const groups: EvaluatedGroup<WireJudgedPlan>[] = judged.map((g) => ({
+      ...g,
+      plans: g.plans.map((e) => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags, detail: ranges[k++]! })),
+    }));
+    const out = { groups, palette: paletteInfo(palette), details, json: input.json ? jsonRange : undefined };
+    transfers.set(out, [details.buffer]);
+    return out;
+  });
+}
+
+export interface ReadScorePlanInput {
+  /** The request body as the client sent it. */
+  json: Uint8Array;
+  maxDepth: number;
+  /** Workers to split the groups for (splitGroups). */
+  workers: number;
+  /** Whether the request carries an Idempotency-Key, whose receipt needs the request's fingerprint. */
+  fingerprint: boolean;
+}
+
+/**
+ * A large /score-plan body read here: parsed and validated as the main thread would (the same 400s), and its
+ * groups cut into the parts the workers judge, as the JSON of each, one after the other in `json` (moved
+ * to the main thread, not copied), part i ending at byte `ends[i]`. Decoding, parsing and validating a large
+ * body held the main thread for one long stretch.
+ */
+export function readScorePlanTask(input: ReadScorePlanInput, stop: Stop) {
+  return task(stop, () => {
+    const body = readJsonBody(utf8(input.json), ScorePlanRequestSchema, input.maxDepth);
+    const { groups, ...head } = body;
+    // A buffer of its own, never a slice of Node's shared pool: it is moved.
+    const { bytes: json, ends } = joinMovable(splitGroups(groups, input.workers).map((p) => Buffer.from(JSON.stringify(p))));
+    const out = {
+      head,
+      plans: groups.reduce((n, g) => n + g.completions.length, 0),
+      fingerprint: input.fingerprint ? fingerprint(body) : undefined,
+      json,
+      ends,
+    };
+    transfers.set(out, [json.buffer]);
+    return out;
+  });
+}
+
+export function evaluateSamplesTask(
+  input: { samples: { completion: unknown; profile: Profile; query: string | null }[]; limits: PlanLimits; gate: GateOptions },
+  stop: Stop,
+) {
+  return task(stop, (): Judged[] =>
+    evaluateSamples(input.samples, input.limits, input.gate).map((e) => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags })),
+  );
+}
+
+export function evaluatePlansTask(input: { body: EvaluatePlanRequest; limits: PlanLimits }, stop: Stop) {
+  return task(stop, async () => {
+    const { plans, gold, palette, options } = input.body;
+    const parsed = plans.map((p) => parsePlan(p.plan, input.limits));
+    const goldParsed = gold === undefined ? undefined : parsePlan(gold, input.limits);
+    const readable = parsed.flatMap((p, index) => (p.ok ? [{ index, plan: p.plan, profile: plans[index]!.profile }] : []));
+    const e = await encoder();
+    const report = await evaluatePlanMetrics(readable, {
+      gold: goldParsed?.ok ? goldParsed.plan : undefined,
+      embed: (texts) => e.embed(texts),
+      deltaTbq: options?.delta_tbq,
+      kappa: options?.kappa,
+      gedTimeoutMs: options?.ged_timeout_ms,
+      palette,
+      stop,
+    });
+    return { parsed, goldParsed, readable: readable.map((r) => r.index), report };
+  });
+}

@@ -1,0 +1,24 @@
+import t from 'tap';
+import { MessageChannel } from 'node:worker_threads';
+import { movableBytes } from '../../src/common/movable-bytes.js';
+
+t.test('a small buffer to move is a view of a buffer over the mmap threshold; a large one is its own size', async (t) => {
+  const small = movableBytes(100);
+  t.equal(small.length, 100);
+  t.equal(small.byteOffset, 0);
+  t.ok(small.buffer.byteLength >= 128 * 1024, `backed by ${small.buffer.byteLength} bytes`);
+  t.ok(small.every((b) => b === 0));
+  const large = movableBytes(300_000);
+  t.equal(large.length, 300_000);
+  t.equal(large.buffer.byteLength, 300_000);
+  // Moved, the view keeps its length: what the other thread reads is the `size` bytes.
+  const { port1, port2 } = new MessageChannel();
+  small.set([1, 2, 3]);
+  const received = new Promise<Uint8Array>((resolve) => port2.once('message', resolve));
+  port1.postMessage(small, [small.buffer]);
+  const got = await received;
+  t.equal(got.length, 100);
+  t.same([...got.subarray(0, 4)], [1, 2, 3, 0]);
+  t.equal(small.length, 0, 'moved, not copied');
+  port1.close();
+});

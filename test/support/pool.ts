@@ -1,0 +1,30 @@
+import { ConfigSchema } from '../../src/config.js';
+import { modelFlags } from '../../src/service/pool/model-flags.js';
+import { createPool, type PoolOptions, type WorkPool } from '../../src/service/pool/pool.js';
+
+/**
+ * A worker pool on the configured models without an app around it, with model flags the test holds
+ * (model-flags.ts: it can watch the workers' loads and hold them), resting `idleCollectMs` after work.
+ */
+export async function testPool(o: Partial<Omit<PoolOptions, 'settings' | 'models'>> = {}): Promise<{ pool: WorkPool; models: Int32Array }> {
+  const c = ConfigSchema.parse({});
+  const models = modelFlags();
+  const pool = await createPool({
+    workers: 2,
+    maxQueue: c.MAX_QUEUE,
+    heapMb: c.WORKER_HEAP_MB,
+    idleRssMb: c.IDLE_RSS_MB,
+    idleCollectMs: 20,
+    onWorkerError: () => undefined,
+    settings: { encoderDir: c.ENCODER_DIR, verifierDir: c.VERIFIER_DIR, encoderCacheSize: c.ENCODER_CACHE_SIZE, encoderBatchSize: c.ENCODER_BATCH_SIZE },
+    ...o,
+    models,
+  });
+  return { pool, models };
+}
+
+/** Runs `task` on every worker of `pool` at once (each idle worker takes one), e.g. to load a model in all of them. */
+export const onEveryWorker = (pool: WorkPool, task: () => Promise<unknown>): Promise<unknown[]> => Promise.all(Array.from({ length: pool.workers }, task));
+
+/** A signal that never aborts. */
+export const never = (): AbortSignal => new AbortController().signal;
