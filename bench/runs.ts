@@ -16,6 +16,7 @@ const { ConfigSchema } = (await import(dist('config.js'))) as Src<typeof import(
 const { startService } = (await import(dist('service/context.js'))) as Src<typeof import('../src/service/context.js')>;
 const { scoreInRun } = (await import(dist('service/score-plan/in-run.js'))) as Src<typeof import('../src/service/score-plan/in-run.js')>;
 const { pooledScorer } = (await import(dist('service/score-plan/pooled-scorer.js'))) as Src<typeof import('../src/service/score-plan/pooled-scorer.js')>;
+const { completionCount } = (await import(dist('service/score-plan/split-groups.js'))) as Src<typeof import('../src/service/score-plan/split-groups.js')>;
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 100);
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
@@ -43,7 +44,7 @@ for (let i = 0; i < ROUNDS + 10; i++) {
   const plainReq = { ...batch, run_id: null };
   const runReq = { ...batch, run_id: 'bench', step: i };
   const scorer = (req: typeof plainReq | typeof runReq) =>
-    pooledScorer(req, { groups: req.groups, plans: req.groups.reduce((n, g) => n + g.completions.length, 0) }, svc.planLimits, svc.pool, never);
+    pooledScorer(req, { groups: req.groups, plans: completionCount(req.groups) }, svc.planLimits, svc.pool, never);
   const plain = () => scoreInRun(plainReq, undefined, svc, scorer(plainReq), never);
   const withRun = () => scoreInRun(runReq, undefined, svc, scorer(runReq), never);
   // Alternate which goes first, so neither always pays for the other's garbage.

@@ -77,9 +77,6 @@ export const TraceKnowledgeRequestSchema = z
     if ((body.previous_turns ?? 0) > body.context.length) {
       ctx.addIssue({ code: 'custom', path: ['previous_turns'], message: `must be ≤ ${body.context.length}, the number of turns sent` });
     }
-    // Otherwise a correct answer would not be evidence of knowing: the model would be "reversed".
-    const { guess, slip } = { ...DEFAULT_PARAMS, ...body.params };
-    if (guess + slip >= 1) ctx.addIssue({ code: 'custom', path: ['params'], message: `guess + slip must be < 1, got guess ${guess} + slip ${slip}` });
   })
   .meta({
     id: 'TraceKnowledgeRequest',

@@ -1,8 +1,7 @@
-import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import compress from '@fastify/compress';
 import type { FastifyInstance } from 'fastify';
-import { ERRORS, type ErrorCode } from '../contracts/errors.js';
+import type { ErrorCode } from '../contracts/errors.js';
 import { errorBody } from './errors.js';
 
 /** A path pattern of the router (`/runs/:id`) as a RegExp over request paths. */
@@ -48,11 +47,11 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
       : err.code === 'HPE_HEADER_OVERFLOW'
         ? ['headers_too_large', 'the request headers are over the 16 KiB Node.js accepts: send shorter headers']
         : ['invalid_http', `the request is not valid HTTP/1.1 (${err.code ?? 'parse error'})`];
-  const status = ERRORS[code].status;
-  const body = JSON.stringify(errorBody(code, message));
+  const answer = errorBody(code, message);
+  const body = JSON.stringify(answer);
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${answer.statusCode} ${answer.error}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(err);

@@ -29,7 +29,7 @@ export function depthIssue(body: unknown, maxDepth: number): { message: string; 
   };
 }
 
-/** JSON as Fastify's own parser reads a body (app.ts): "__proto__" and "constructor.prototype" keys dropped. Throws on text that is not JSON. */
+/** JSON with "__proto__" and "constructor.prototype" keys dropped, as secure-json-parse drops them. Throws on text that is not JSON. */
 export const parseSecurely = (text: string): unknown =>
   mayNamePrototype(text) ? parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }) : JSON.parse(text);
 

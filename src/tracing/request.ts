@@ -1,18 +1,23 @@
 import { InvalidRequest } from '../common/errors.js';
 import { jsonPath } from '../common/json-path.js';
 import { DEFAULT_PARAMS, DEFAULT_SEMANTIC, DEFAULT_THRESHOLD, type TraceKnowledgeRequest } from '../contracts/trace-knowledge.js';
-import type { BktParams } from './bkt.js';
+import { type BktParams, validateParams } from './bkt.js';
 import { kcsOfTask, type KnowledgeComponent } from './kcs.js';
 import type { TraceInput } from './trace.js';
 
 /**
  * What a /trace-knowledge request asks to trace, its defaults filled in: the KCs (given, or derived from the
  * task), the estimate it starts from and the turns still to read. The schema has checked what it can alone;
- * what needs the KCs is checked here.
+ * what needs the KCs or the BKT model's own rule (guess + slip < 1, bkt.ts) is checked here.
  */
 export function traceInputOf(body: TraceKnowledgeRequest): Omit<TraceInput, 'embed'> {
   const kcs = knowledgeComponents(body);
   const params: BktParams = { ...DEFAULT_PARAMS, ...body.params };
+  try {
+    validateParams(params);
+  } catch (e) {
+    throw new InvalidRequest((e as Error).message, [{ path: '$.params', message: (e as Error).message }]);
+  }
   const threshold = body.threshold ?? DEFAULT_THRESHOLD;
   return {
     kcs,

@@ -13,7 +13,7 @@ import {
   type Tally,
 } from '../../scoring/score-groups.js';
 import { composeSample } from '../../scoring/score-samples.js';
-import { receiptKey } from '../../runs/idempotency.js';
+import { IdempotencyConflict, receiptKey } from '../../runs/idempotency.js';
 import type { Counted, StepInfo } from '../../runs/ledger.js';
 import type { Arrival } from '../../runs/turns.js';
 import type { Service } from '../context.js';
@@ -23,10 +23,8 @@ const DEFAULT_RUN_ID = 'default';
 /** A response's UTF-8 JSON in pieces, in order: a large one is written and sent a few pieces at a time. */
 type JsonPieces = readonly Uint8Array[];
 
-export type RunScoring =
-  | { kind: 'scored'; body: JsonPieces; summary: ScoreSummary }
-  | { kind: 'replay'; body: JsonPieces }
-  | { kind: 'conflict'; message: string };
+/** A scored request's answer: its JSON, in pieces, and whether it is a replay of one counted before. */
+export type RunScoring = { kind: 'scored'; body: JsonPieces; summary: ScoreSummary } | { kind: 'replay'; body: JsonPieces };
 
 /** What the bookkeeping reads of a /score-plan request; its plans stay with the scorer. */
 export type RunRequest = Pick<ScorePlanRequest, 'run_id' | 'step' | 'options'>;
@@ -148,7 +146,7 @@ export async function scoreInRun<J>(
     async () => {
       const { judgement, counted } = await countJudged(deps, runId, req.step, onArrival, byDefaults, (j) => scorer.tally(j), receipt, signal);
       if (counted.kind === 'conflict') {
-        return { kind: 'conflict', message: `Idempotency-Key "${idempotency!.key}" was used for a different request in run ${runId}` };
+        throw new IdempotencyConflict(`Idempotency-Key "${idempotency!.key}" was used for a different request in run ${runId}`);
       }
       if (counted.kind === 'replay') {
         const cached = deps.replies.get(counted.receipt.id);

@@ -1,14 +1,12 @@
 import type { ScorePlanRequest } from '../../contracts/score-plan.js';
 import { InvalidRequest } from '../../common/errors.js';
 import { JsonBytes } from '../../request-body/json.js';
-import { fingerprint, fingerprintOfParts, IdempotencyConflict } from '../../runs/idempotency.js';
+import { fingerprint, fingerprintOfParts } from '../../runs/idempotency.js';
 import type { Service } from '../context.js';
-import { scoreInRun } from './in-run.js';
+import { type RunScoring, scoreInRun } from './in-run.js';
 import type { Judgement } from './plan-json.js';
 import { pooledScorer } from './pooled-scorer.js';
-
-/** A scored request's answer: its JSON, in pieces, and whether it is a replay of one counted before. */
-export type ScoredPlans = Exclude<Awaited<ReturnType<typeof scoreInRun>>, { kind: 'conflict' }>;
+import { completionCount } from './split-groups.js';
 
 /**
  * /score-plan: the body read (on a worker when it came as bytes), its plans judged on the pool, counted in
@@ -20,7 +18,7 @@ export async function scorePlan(
   body: ScorePlanRequest | JsonBytes,
   key: string | undefined,
   signalFor: (bodyDeadlineMs?: number) => AbortSignal,
-): Promise<ScoredPlans> {
+): Promise<RunScoring> {
   // A body read on a worker names its run only once read: its place in arrival order is kept meanwhile.
   const arrival = body instanceof JsonBytes ? svc.turns.arrive() : undefined;
   try {
@@ -34,9 +32,7 @@ export async function scorePlan(
     const signal = signalFor(head.options?.deadline_ms);
     const idempotency = key === undefined ? undefined : { key, fingerprint: fingerprintOf };
     const scorer = pooledScorer(head, groups, svc.planLimits, svc.pool, signal, key !== undefined && head.run_id !== null);
-    const out = await scoreInRun(head, idempotency, svc, scorer, signal, arrival);
-    if (out.kind === 'conflict') throw new IdempotencyConflict(out.message);
-    return out;
+    return await scoreInRun(head, idempotency, svc, scorer, signal, arrival);
   } finally {
     arrival?.leave();
   }
@@ -45,7 +41,7 @@ export async function scorePlan(
 function parsed(body: ScorePlanRequest) {
   const { groups, ...head } = body;
   const fingerprintOf = (judged: Judgement) => (judged.json ? fingerprintOfParts(body, judged.json) : fingerprint(body));
-  return { head, groups: { groups, plans: groups.reduce((n, g) => n + g.completions.length, 0) }, fingerprintOf };
+  return { head, groups: { groups, plans: completionCount(groups) }, fingerprintOf };
 }
 
 async function readOnWorker(svc: Service, body: JsonBytes, withKey: boolean, signal: AbortSignal) {

@@ -10,6 +10,9 @@ const MIN_PLANS_PER_TASK = 64;
 // slower, parts somewhat smaller or larger than this about as fast, and one part per worker slower.
 export const PART_MAX_CHARS = 288 * 1024;
 
+/** How many completions (plans) some groups hold. */
+export const completionCount = (groups: ScorePlanRequest['groups']): number => groups.reduce((n, g) => n + g.completions.length, 0);
+
 /** Completion text of some groups, or Infinity when a completion is an object (its size is unknown). */
 export function completionChars(groups: ScorePlanRequest['groups']): number {
   let n = 0;
@@ -23,7 +26,7 @@ export function completionChars(groups: ScorePlanRequest['groups']): number {
  * many as that takes (a group larger than that is a run of its own).
  */
 export function splitGroups(groups: ScorePlanRequest['groups'], workers: number): ScorePlanRequest['groups'][] {
-  const total = groups.reduce((n, g) => n + g.completions.length, 0);
+  const total = completionCount(groups);
   const k = Math.max(1, Math.min(workers, groups.length, Math.floor(total / MIN_PLANS_PER_TASK)));
   if (k === 1) return [[...groups]];
   const chars = groups.map((g) => completionChars([g]));

@@ -5,7 +5,7 @@ import { readJsonBody } from '../../request-body/json.js';
 import { ScorePlanRequestSchema, type ScorePlanRequest } from '../../contracts/score-plan.js';
 import { fingerprint } from '../../runs/idempotency.js';
 import { joinMovable, movableBytes } from '../../common/movable-bytes.js';
-import { splitGroups } from '../score-plan/split-groups.js';
+import { completionCount, splitGroups } from '../score-plan/split-groups.js';
 import { resolvePalette } from '../../plan/palette.js';
 import { parsePlan, type PlanLimits } from '../../plan/parse.js';
 import { evaluatePlanMetrics } from '../../plan-metrics/index.js';
@@ -93,7 +93,7 @@ export function readScorePlanTask(input: ReadScorePlanInput, stop: Stop) {
     const { bytes: json, ends } = joinMovable(splitGroups(groups, input.workers).map((p) => Buffer.from(JSON.stringify(p))));
     const out = {
       head,
-      plans: groups.reduce((n, g) => n + g.completions.length, 0),
+      plans: completionCount(groups),
       fingerprint: input.fingerprint ? fingerprint(body) : undefined,
       json,
       ends,
