@@ -365,6 +365,79 @@ function renderConcurrencySummary(r: C): string {
   ].join('\n');
 }
 
+// --- heavy requests beside light ones (bench/heavy-lane.ts) ---
+interface Latency {
+  samples: number;
+  median_ms: number;
+  max_ms: number;
+}
+interface HeavyLaneFigures {
+  rounds: number;
+  dense_request: { bytes: number; plans: number; steps: number; distances: number };
+  dense_alone: { median_ms: number; inexact_distances: number };
+  light_idle: Record<string, Latency>;
+  light_during_two_dense: Record<string, Latency>;
+  dense_during_two_dense: { median_ms: number; max_ms: number };
+}
+function renderHeavyLane(r: BenchResult<HeavyLaneFigures>): string {
+  const s = r.figures;
+  const d = s.dense_request;
+  const cell = (l: Latency) => `${f(l.median_ms)} / ${f(l.max_ms)} ms (${int(l.samples)})`;
+  return [
+    measuredOn(r, 'npm run bench:heavy') +
+      ` The heavy request: \`/evaluate-plan\` with ${d.plans} random dense plans of ${d.steps} steps and a gold plan (${int(d.bytes)} bytes, ${d.distances} distances), median of ${s.rounds} rounds.`,
+    '',
+    '| figure | measured |',
+    '| --- | --- |',
+    `| the heavy request alone | ${f(s.dense_alone.median_ms / 1000, 2)} s, ${s.dense_alone.inexact_distances} of ${d.distances} distances inexact (with bounds) |`,
+    `| each of two heavy requests sent together, median / max | ${f(s.dense_during_two_dense.median_ms / 1000, 2)} / ${f(s.dense_during_two_dense.max_ms / 1000, 2)} s |`,
+    ...Object.keys(s.light_idle).map(
+      (route) =>
+        `| \`${route}\` median / max (requests): idle vs. beside two heavy requests | ${cell(s.light_idle[route]!)} vs. ${cell(s.light_during_two_dense[route]!)} |`,
+    ),
+  ].join('\n');
+}
+
+// --- liveness probes under floods and big requests (bench/probes.ts) ---
+interface ProbeLatency {
+  probes: number;
+  failed: number;
+  p50_ms: number;
+  p99_ms: number;
+  max_ms: number;
+}
+interface ProbesFigures {
+  probe: string;
+  at_rest: ProbeLatency;
+  idle_keep_alive: ProbeLatency & { connections: number; client_addresses: number; unanswered: number; open_before_probing: number };
+  score_plan_4x4096: ProbeLatency & { rounds: number; requests: number; body_mb: number; statuses: Record<string, number>; request_p50_ms: number };
+}
+function renderProbes(r: BenchResult<ProbesFigures>): string {
+  const s = r.figures;
+  const k = s.idle_keep_alive;
+  const b = s.score_plan_4x4096;
+  const row = (what: string, p: ProbeLatency) =>
+    `| ${what} | ${int(p.probes)} | ${int(p.failed)} | ${f(p.p50_ms, 2)} | ${f(p.p99_ms, 2)} | ${f(p.max_ms, 2)} |`;
+  const statuses = Object.entries(b.statuses)
+    .map(([code, n]) => `${int(n)} × ${code}`)
+    .join(', ');
+  return [
+    `${measuredOn(r, 'npm run bench:probes')} Probe: ${s.probe}.`,
+    '',
+    '| while | probes | failed | p50 ms | p99 ms | max ms |',
+    '| --- | --- | --- | --- | --- | --- |',
+    row('at rest', s.at_rest),
+    row(
+      `${int(k.connections)} idle keep-alive connections from ${k.client_addresses} addresses (${int(k.open_before_probing)} kept open, ${int(k.unanswered)} unanswered)`,
+      k,
+    ),
+    row(
+      `4 concurrent \`/score-plan\` of 4,096 plans (${f(b.body_mb, 2)} MB each; ${b.rounds} rounds: ${statuses}, request p50 ${f(b.request_p50_ms / 1000, 1)} s)`,
+      b,
+    ),
+  ].join('\n');
+}
+
 interface Block {
   /** The result file it renders: bench/results/<result>.json. */
   result: string;
@@ -387,6 +460,8 @@ export const BLOCKS: Record<string, Block> = {
   'trace-knowledge': block('trace-knowledge', renderTraceKnowledge),
   concurrency: block('concurrency', renderConcurrency),
   'concurrency-summary': block('concurrency', renderConcurrencySummary),
+  'heavy-lane': block('heavy-lane', renderHeavyLane),
+  probes: block('probes', renderProbes),
 };
 
 const MARKER = /<!-- ([a-z0-9-]+)-figures:(start|end) -->/g;

@@ -11,7 +11,8 @@ import { depthIssue } from './request-body/json.js';
 import { tidyOpenApi } from './http/openapi-tidy.js';
 import { clientErrorHandler, registerTransport } from './http/transport.js';
 import { exposureProblem, installAccess, parseKeys } from './http/access.js';
-import { registerProtection } from './http/protection.js';
+import { registerProtection, registerRateLimit, shedWhenSaturated } from './http/protection.js';
+import { manageConnections } from './http/connections.js';
 import { installMetrics } from './http/metrics.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { registerDashboard } from './http/dashboard.js';
@@ -34,6 +35,12 @@ declare module 'fastify' {
   }
 }
 
+const STORE_EVENT_LINES = {
+  down: 'unavailable: run requests get 503, /ready is 503, stateless scoring goes on',
+  waiting: 'not reachable yet: waiting (STATE_WAIT_MS)',
+  fresh: 'file unusable: started a fresh state',
+} as const;
+
 export interface App {
   app: FastifyInstance;
   readiness: Readiness;
@@ -50,23 +57,26 @@ export async function buildApp(config: Config): Promise<App> {
     trustProxy: trustProxy(config),
     clientErrorHandler,
     // Slow clients: Node checks these every connectionsCheckingInterval (30 s by default, which let a
-    // half-sent header hold its socket well past headersTimeout); the connection cap is set on the server below.
+    // half-sent header hold its socket well past headersTimeout); connections are admitted below (connections.ts).
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
     http: { headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000 },
     // One log line per request, written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
-  app.server.maxConnections = config.MAX_CONNECTIONS;
+  manageConnections(app, { maxConnections: config.MAX_CONNECTIONS, maxPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS, trustProxy: trustProxy(config) });
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built from the zod-inferred types, so the compiler checks their shape; re-validating a
   // large response with zod at run time costs more than the scoring itself. Tests validate every response
   // against the schema instead (test/support/app.ts).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandler(app, config.BODY_LIMIT_BYTES, await registerTransport(app));
-  // CORS and security headers before the key check, so that a refusal still reaches a browser app.
+  // CORS and security headers before the key check, so that a refusal still reaches a browser app; the key
+  // is read, counted against the rate limit, and only then enforced, so that requests without one count too.
   await registerProtection(app, config);
-  installAccess(app, keys);
+  const enforceAccess = installAccess(app, keys);
+  await registerRateLimit(app, config);
+  enforceAccess();
   installJsonParser(app);
 
   const readiness: Readiness = { ready: false, reason: 'starting' };
@@ -118,13 +128,18 @@ export async function buildApp(config: Config): Promise<App> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  const ctx = await startService(config, (err) => app.log.error({ err }, 'a pool worker failed and was replaced'));
+  const ctx = await startService(config, {
+    workerFailed: (err) => app.log.error({ err }, 'a pool worker failed and was replaced'),
+    store: ({ kind, reason }) =>
+      kind === 'up' ? app.log.info({ reason }, 'run state store is back') : app.log.warn({ reason }, `run state store ${STORE_EVENT_LINES[kind]}`),
+  });
   app.addHook('onClose', async () => {
     await ctx.pool.close();
     await ctx.store.close();
   });
   const capabilities = { verify_turn: ctx.verifier, trace_knowledge: ctx.encoder };
-  installMetrics(app, ctx.pool, capabilities);
+  installMetrics(app, ctx.pool, capabilities, ctx.store);
+  shedWhenSaturated(app, ctx.pool);
   await app.register(healthRoutes(readiness, capabilities, ctx.pool, ctx.store));
   await app.register(scorePlanRoute(ctx));
   await app.register(validatePlanRoute(ctx));

@@ -51,12 +51,17 @@ export const ConfigSchema = z
         message: 'comma-separated addresses and CIDR ranges (e.g. 10.0.0.0/8)',
       })
       .describe(
-        'the proxies in front (load balancer, ingress) whose `X-Forwarded-For` names the client, for per-address rate limits and logs: comma-separated addresses or CIDR ranges (or `loopback`, `linklocal`, `uniquelocal`); unset: the connection’s own address',
+        'the proxies in front (load balancer, ingress) whose `X-Forwarded-For` names the client, for per-address rate limits and logs, and whose `X-Forwarded-Proto` says whether it was reached over HTTPS; their own connections are not capped per address: comma-separated addresses or CIDR ranges (or `loopback`, `linklocal`, `uniquelocal`); unset: the connection’s own address',
       ),
     HEADERS_TIMEOUT_MS: int(10_000).describe('longest a client may take to send the request headers; the socket is then closed'),
     REQUEST_TIMEOUT_MS: int(60_000).describe('longest a client may take to send a whole request, body included (a body that never ends is cut → 408)'),
     KEEP_ALIVE_TIMEOUT_MS: int(72_000).describe('how long an idle keep-alive connection stays open (keep it above the load balancer’s idle timeout)'),
-    MAX_CONNECTIONS: int(1024).describe('open connections at most; further ones are closed at once'),
+    MAX_CONNECTIONS: int(1024).describe(
+      'open connections at most; at the cap a new one closes the longest-idle keep-alive connection, and only when every one has a request under way is it answered 503 `too_many_connections` and closed (a few more are let in for `/health` and `/ready` alone)',
+    ),
+    MAX_CONNECTIONS_PER_ADDRESS: int(256).describe(
+      'open connections from one client address at most (past it, as at `MAX_CONNECTIONS`: its own longest-idle one is closed, or the new one refused); connections from a `TRUST_PROXY` address are not counted per address, since every client behind the proxy arrives from it',
+    ),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino level: `fatal` … `trace`, `silent`'),
     BODY_LIMIT_BYTES: int(16 * 1024 * 1024).describe('request body limit → 413'),
     MAX_JSON_DEPTH: int(64).describe('nesting depth of the request body → 400 with the path'),
@@ -73,6 +78,20 @@ export const ConfigSchema = z
       .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
       .optional()
       .describe('`postgres://…`: all run state in PostgreSQL instead, shared by every replica; unset: SQLite under `STATE_DIR`'),
+    STATE_WAIT_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(60_000)
+      .describe(
+        'how long start-up waits for the PostgreSQL of `STATE_URL` while it cannot be reached (down, starting, out of connections), logging each attempt; then the service exits with one line. `0`: do not wait',
+      ),
+    STATE_FRESH_IF_UNUSABLE: z
+      .stringbool()
+      .default(false)
+      .describe(
+        '`true`: a `runs.sqlite` that cannot be used at start (empty, another program’s, damaged) is moved aside as `runs.sqlite.unusable-<time>` and a fresh state is started; otherwise the service refuses to start on it',
+      ),
     MAX_RUNS: int(10_000).describe('runs kept at most; a request that would create another gets 403 `run_quota` (existing runs keep working)'),
     REPLAY_CACHE_BYTES: int(64 * 1024 * 1024).describe('memory for replies kept for `Idempotency-Key` retries (the receipts themselves are in the run store)'),
     ENCODER_DIR: z

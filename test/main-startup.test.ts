@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
-import { openSync, readFileSync, statSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
 import { DEFAULT_RUN_CONFIG } from '../src/contracts/runs.js';
 import { SqliteRunStore } from '../src/runs/sqlite-store.js';
-import { tempStateDir } from './support/app.js';
+import { tempStateDir, until } from './support/app.js';
 import { builtNode, ROOT } from './support/children.js';
 import { startService } from './support/service.js';
+import { freshPostgresUrl } from './support/stores.js';
+import { startProxy } from './support/tcp-proxy.js';
 import { tempDir } from './support/temp.js';
 
 // Start-up problems are the operator's to fix: one line on stderr naming the cause and the setting, a
@@ -100,4 +103,53 @@ t.test('damage in the middle of the state database is found at start, not by the
   closeSync(fd);
   t.equal(readFileSync(file).subarray(0, 15).toString(), 'SQLite format 3', 'the header is intact');
   oneLine(t, await startFails({ STATE_DIR: dir }), /runs\.sqlite cannot be used \(.*(integrity check failed|malformed)/);
+});
+
+t.test('an empty or foreign runs.sqlite is refused at start; STATE_FRESH_IF_UNUSABLE moves it aside and starts fresh', async (t) => {
+  // A failed restore leaves a 0-byte file, in which SQLite would quietly start an empty state.
+  const empty = tempStateDir();
+  writeFileSync(join(empty, 'runs.sqlite'), '');
+  oneLine(t, await startFails({ STATE_DIR: empty }), /runs\.sqlite cannot be used \(runs\.sqlite is empty \(0 bytes\).*STATE_FRESH_IF_UNUSABLE=true/);
+  t.equal(statSync(join(empty, 'runs.sqlite')).size, 0, 'left as it was');
+
+  const foreign = tempStateDir();
+  const other = new Database(join(foreign, 'runs.sqlite'));
+  other.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)');
+  other.close();
+  oneLine(t, await startFails({ STATE_DIR: foreign }), /runs\.sqlite cannot be used \(it holds tables of another program/);
+
+  const svc = await startService({ STATE_DIR: empty, STATE_FRESH_IF_UNUSABLE: 'true' });
+  t.teardown(() => svc.child.kill('SIGKILL'));
+  const moved = svc.lines.find((l) => l.msg === 'run state store file unusable: started a fresh state');
+  t.match(moved, { level: 40, reason: /runs\.sqlite is empty .*moved aside as runs\.sqlite\.unusable-\S+ in STATE_DIR/ });
+  t.ok(
+    readdirSync(empty).some((f) => /^runs\.sqlite\.unusable-/.test(f)),
+    'the old file is kept beside the new one',
+  );
+  t.equal((await fetch(`${svc.base}/ready`)).status, 200);
+});
+
+t.test('PostgreSQL unreachable at start: the service waits (STATE_WAIT_MS), logging each attempt, then starts', async (t) => {
+  const url = new URL(await freshPostgresUrl());
+  const proxy = await startProxy({ host: url.hostname, port: Number(url.port) });
+  t.teardown(() => proxy.close());
+  url.port = String(proxy.port);
+  proxy.refuse = true;
+  oneLine(
+    t,
+    await startFails({ STATE_URL: url.toString(), STATE_WAIT_MS: '0' }),
+    /cannot use the PostgreSQL database of STATE_URL after waiting 0 s \(STATE_WAIT_MS\): .*(ECONNREFUSED|Connection terminated)/,
+  );
+
+  const starting = startService({ STATE_DIR: tempStateDir(), STATE_URL: url.toString(), STATE_WAIT_MS: '60000', WORKERS: '1' });
+  // The database comes up after the service has tried twice.
+  await until('two attempts refused', async () => proxy.refused >= 2);
+  proxy.refuse = false;
+  const svc = await starting;
+  t.teardown(() => svc.child.kill('SIGKILL'));
+  const waits = svc.lines.filter((l) => l.msg === 'run state store not reachable yet: waiting (STATE_WAIT_MS)');
+  t.ok(waits.length >= 1, 'each attempt is logged');
+  t.match(waits[0], { level: 40, reason: /PostgreSQL database of STATE_URL cannot be reached .*attempt 1, next in \d+ ms/ });
+  t.notMatch(JSON.stringify(waits), /postgres:\/\//, 'never the URL (it may carry a password)');
+  t.equal((await fetch(`${svc.base}/ready`)).status, 200);
 });

@@ -50,12 +50,29 @@ export const ERRORS = {
   client_closed: { status: 499, retryable: false, meaning: 'Logged only: the client left before the answer' },
   internal: { status: 500, retryable: false, meaning: 'A bug of ours, logged with its stack' },
   overloaded: { status: 503, retryable: true, meaning: 'Every worker is busy and `MAX_QUEUE` tasks wait; nothing was recorded' },
-  store_unavailable: { status: 503, retryable: true, meaning: 'The run store is unreachable; nothing was recorded' },
+  too_many_connections: {
+    status: 503,
+    retryable: true,
+    meaning:
+      'A new connection found `MAX_CONNECTIONS` open with requests under way (none idle to close), or its address already holding `MAX_CONNECTIONS_PER_ADDRESS`; answered at once and closed',
+  },
+  store_unavailable: {
+    status: 503,
+    retryable: true,
+    meaning:
+      'The run store is unreachable or its disk is full; nothing was recorded. Stateless scoring keeps working, `/ready` answers 503 until the store is back',
+  },
+  outcome_unknown: {
+    status: 503,
+    retryable: true,
+    meaning:
+      "The run store's connection was lost while the request was committing: it may or may not be recorded. A retry with the same `Idempotency-Key` is recognised if it was (the client adapters always send one)",
+  },
   state_damaged: {
     status: 503,
     retryable: false,
     meaning:
-      'The run state database was found damaged while running (SQLite: from then on the service stops using it and `/ready` answers 503; restore it and restart)',
+      'The run state database was found damaged, deleted, replaced or truncated while running (SQLite: from then on the service stops using it and `/ready` answers 503; restore it and restart)',
   },
   capability_unavailable: { status: 503, retryable: false, meaning: 'A model the route needs did not load (the message says which and why)' },
   worker_out_of_memory: { status: 503, retryable: false, meaning: 'A task outgrew `WORKER_HEAP_MB`; the worker was replaced: send less per request' },

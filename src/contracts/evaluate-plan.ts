@@ -6,7 +6,13 @@ import { ProfileSchema } from './profile.js';
 import { PhaseSummarySchema, SignalHitSchema, SignalRefSchema, TopologySchema, ViolationSchema } from './results.js';
 import { CompletionSchema } from './score-plan.js';
 
-const EVALUATE_PLAN_LIMITS = { maxPlans: 32, maxGedTimeoutMs: 10_000 } as const;
+const EVALUATE_PLAN_LIMITS = { maxPlans: 32 } as const;
+
+/**
+ * Graph edit distance search work a request may spend, over all its pairs (src/plan-metrics/ged.ts counts
+ * it): the default, and the most `options.ged_budget` may ask for.
+ */
+export const GED_BUDGET = { default: 1_000_000_000, max: 10_000_000_000 } as const;
 
 export const EvaluatePlanRequestSchema = z
   .object({
@@ -21,13 +27,16 @@ export const EvaluatePlanRequestSchema = z
       .object({
         delta_tbq: z.number().min(-1).max(1).optional().describe('TBQ cosine threshold δ (default 0.10)'),
         kappa: z.number().positive().optional().describe('TS = exp(−GED/κ), κ default 2.5'),
-        ged_timeout_ms: z
+        ged_budget: z
           .number()
           .int()
-          .min(1)
-          .max(EVALUATE_PLAN_LIMITS.maxGedTimeoutMs)
+          .min(0)
+          .max(GED_BUDGET.max)
           .optional()
-          .describe('Bound per graph edit distance (default 2000), within the request deadline'),
+          .describe(
+            `Search work shared by every graph edit distance of the request (default ${GED_BUDGET.default.toLocaleString('en-US')}), within the request deadline: ` +
+              'a count, not a clock, so the same request always gets the same answer; a distance still searching when it is spent is reported with exact: false and its bounds',
+          ),
         deadline_ms: DeadlineMsSchema,
       })
       .strict()
@@ -41,10 +50,16 @@ export const BINDING_CHECKS = ['role_subtask', 'tool_role', 'tool_instruction'] 
 type BindingCheck = (typeof BINDING_CHECKS)[number];
 const perCheck = <T extends z.ZodType>(value: T) => z.object(Object.fromEntries(BINDING_CHECKS.map((c) => [c, value])) as Record<BindingCheck, T>);
 
+const GedFieldsSchema = z.object({
+  ged: z.number().describe('The cheapest edit path found: the graph edit distance when exact, else an upper bound'),
+  exact: z.boolean().describe("False when the request's GED budget (options.ged_budget) ran out before the search ended"),
+  ged_bounds: z.object({ lower: z.number(), upper: z.number() }).describe('What the search proved: lower ≤ GED ≤ upper (upper = ged); equal when exact'),
+});
+export type GedFields = z.infer<typeof GedFieldsSchema>;
+
 const StructuralSimilaritySchema = z.object({
-  value: z.number(),
-  ged: z.number(),
-  exact: z.boolean().describe('False when the time bound cut the GED search: ged is then an upper bound and value a lower bound'),
+  value: z.number().describe('TS from ged: a lower bound when not exact'),
+  ...GedFieldsSchema.shape,
   kappa: z.number(),
   nodes: z.object({ plan: z.number(), gold: z.number() }),
   edges: z.object({ plan: z.number(), gold: z.number() }),
@@ -105,9 +120,16 @@ const CrossPlanFields = {
   mean_ged: z.number(),
   role_jaccard: z.number().describe('Mean pairwise Jaccard of the sets of agent roles'),
   edge_jaccard: z.number().describe('Mean pairwise Jaccard of the sets of role → role dependency edges'),
-  exact: z.boolean().describe('False when any pairwise GED hit its time limit (then profile_variance is an upper bound)'),
+  exact: z.boolean().describe('False when any pairwise GED is not exact (then profile_variance is an upper bound)'),
   pairs: z.array(
-    z.object({ a: z.number(), b: z.number(), ged: z.number(), exact: z.boolean(), ts: z.number(), role_jaccard: z.number(), edge_jaccard: z.number() }),
+    z.object({
+      a: z.number(),
+      b: z.number(),
+      ...GedFieldsSchema.shape,
+      ts: z.number().describe('TS from ged: a lower bound when not exact'),
+      role_jaccard: z.number(),
+      edge_jaccard: z.number(),
+    }),
   ),
 };
 const CrossPlanMetricsSchema = z.object(CrossPlanFields);
@@ -128,7 +150,7 @@ export const EvaluatePlanResponseSchema = z
       .object({ plans: z.array(z.number().int()).describe('Indices of the plans compared (the parsed ones)'), ...CrossPlanFields })
       .nullable()
       .describe('Across the plans (same query, different profiles); null with fewer than two parsed plans'),
-    options: z.object({ kappa: z.number(), delta_tbq: z.number(), ged_timeout_ms: z.number() }),
+    options: z.object({ kappa: z.number(), delta_tbq: z.number(), ged_budget: z.number() }),
     latency_ms: z.number(),
   })
   .meta({ id: 'EvaluatePlanResponse' });

@@ -82,26 +82,41 @@ function lookup(keys: readonly Key[], presented: string): Key | undefined {
   return found;
 }
 
-/** Bearer-key access control; with no keys configured every request is anonymous and allowed. */
-export function installAccess(app: FastifyInstance, keys: readonly Key[]): void {
+/**
+ * Bearer-key access control; with no keys configured every request is anonymous and allowed. The key is read
+ * here, in an onRequest hook that refuses nothing; the refusal (401, 403) is made by the hook the returned
+ * function adds, so that a rate limit added between them counts requests without a valid key too.
+ */
+export function installAccess(app: FastifyInstance, keys: readonly Key[]): () => void {
   // Swagger UI and the document it shows are open, like the probes: the API's shape is no secret. So are
   // the dashboard's static files: they hold no data, and every call they make for data sends the key.
   app.addHook('onRoute', (route) => {
     if (/^\/(docs|dashboard)(\/|$)/.test(route.url)) route.config = { ...route.config, scope: 'open' };
   });
-  if (keys.length === 0) return;
-  app.addHook('onRequest', async (req) => {
+  if (keys.length === 0) return () => undefined;
+  const refusals = new WeakMap<FastifyRequest, AccessDenied>();
+  const refusal = (req: FastifyRequest): AccessDenied | undefined => {
     // An unknown path needs a key too (the default scope): without one, nobody learns which paths exist.
     const needed = requirement(req);
-    if (needed === 'open') return;
+    if (needed === 'open') return undefined;
     const header = req.headers.authorization;
     const match = header === undefined ? null : /^Bearer[ \t]+([^ \t]+)[ \t]*$/i.exec(header);
-    if (!match) throw new AccessDenied(401, 'send an API key as `Authorization: Bearer <key>`');
+    if (!match) return new AccessDenied(401, 'send an API key as `Authorization: Bearer <key>`');
     const key = lookup(keys, match[1]!);
-    if (!key) throw new AccessDenied(401, 'the API key is not valid');
+    if (!key) return new AccessDenied(401, 'the API key is not valid');
     req.keyId = key.id;
     if (SCOPES.indexOf(key.scope) < SCOPES.indexOf(needed)) {
-      throw new AccessDenied(403, `this route needs a key with scope ${needed} (or above); the key has ${key.scope}`);
+      return new AccessDenied(403, `this route needs a key with scope ${needed} (or above); the key has ${key.scope}`);
     }
+    return undefined;
+  };
+  app.addHook('onRequest', async (req) => {
+    const denied = refusal(req);
+    if (denied) refusals.set(req, denied);
   });
+  return () =>
+    app.addHook('onRequest', async (req) => {
+      const denied = refusals.get(req);
+      if (denied) throw denied;
+    });
 }

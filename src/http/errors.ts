@@ -87,7 +87,8 @@ export function installErrorHandler(app: FastifyInstance, bodyLimit: number, all
     if (!mapped) request.log.error({ err }, 'unhandled error');
     const { code, message, issues } = mapped ?? { code: 'internal' as const, message: 'internal error' };
     const { status, retryable } = ERRORS[code];
-    if (retryable) reply.header('retry-after', '1');
+    // A refusal that knows when to come back (the rate limit's window) has set its own.
+    if (retryable && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
     if (status === 401) reply.header('www-authenticate', 'Bearer');
     return reply.code(status).send(errorBody(code, message, issues));
   });

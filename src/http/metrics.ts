@@ -5,12 +5,13 @@ import { VIOLATION_CODES } from '../contracts/violations.js';
 import { SOFT_AXES } from '../grpo/compose.js';
 import type { ScoreSummary } from '../scoring/score-groups.js';
 import type { Capability } from '../service/capability.js';
+import type { RunStore } from '../runs/store.js';
 import type { WorkPool } from '../service/pool/pool.js';
 
 // Labels are bounded: a route is its pattern (`/runs/:id`, or `unmatched`), a run is one of at most
 // MAX_RUNS and its series are dropped when the run is deleted, a gate reason is one of the violation codes,
 // a signal one of the gaming signal codes.
-export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilities: Record<string, Capability<unknown>>): void {
+export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilities: Record<string, Capability<unknown>>, store: RunStore): void {
   const register = new Registry();
   collectDefaultMetrics({ register });
   const labels = ['method', 'route', 'status'] as const;
@@ -77,6 +78,15 @@ export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilitie
     registers: [register],
     collect() {
       for (const [name, c] of Object.entries(capabilities)) this.set({ capability: name }, c.status().ready ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'tutor_run_store_available',
+    help: 'Whether the run store can be used now (1) or is unreachable, full or damaged (0; /ready says why)',
+    labelNames: ['engine'],
+    registers: [register],
+    async collect() {
+      this.set({ engine: store.engine }, (await store.check()) === null ? 1 : 0);
     },
   });
   const plans = new Counter({ name: 'tutor_plans_scored_total', help: 'Plans scored, per run', labelNames: ['run'], registers: [register] });

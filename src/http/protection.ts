@@ -2,8 +2,19 @@ import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import { ServiceError } from '../common/errors.js';
+import { Overloaded, ServiceError } from '../common/errors.js';
 import type { Config } from '../config.js';
+import type { WorkPool } from '../service/pool/pool.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's work runs on the worker pool: while the pool is saturated it is refused from its headers. */
+    compute?: boolean;
+  }
+}
+
+// Helmet's own Strict-Transport-Security value (365 days, subdomains included).
+const HSTS = 'max-age=31536000; includeSubDomains';
 
 class RateLimited extends ServiceError {
   override name = 'RateLimited';
@@ -13,7 +24,7 @@ class RateLimited extends ServiceError {
   }
 }
 
-/** Browser access (CORS), security headers, and per-caller rate limits; before any route is registered. */
+/** Browser access (CORS) and security headers; before any route is registered. */
 export async function registerProtection(app: FastifyInstance, config: Config): Promise<void> {
   const origins = config.CORS_ORIGINS.split(',')
     .map((o) => o.trim())
@@ -40,18 +51,50 @@ export async function registerProtection(app: FastifyInstance, config: Config): 
       // inside a cluster, where upgrading Swagger UI's requests to HTTPS would break it.
       directives: { upgradeInsecureRequests: null },
     },
+    // Sent over HTTPS only (RFC 6797 §7.2: a browser ignores it over HTTP), below.
+    strictTransportSecurity: false,
   });
-  if (config.RATE_LIMIT_MAX > 0) {
-    await app.register(rateLimit, {
-      max: config.RATE_LIMIT_MAX,
-      timeWindow: config.RATE_LIMIT_WINDOW_MS,
-      // Per key when keys are configured (after every onRequest hook, the key check included), else per
-      // client address; before the body is read.
-      hook: 'preParsing',
-      keyGenerator: (req) => req.keyId ?? req.ip,
-      allowList: (req) => req.routeOptions.config.scope === 'open',
-      errorResponseBuilder: (_req, ctx) =>
-        new RateLimited(`over ${ctx.max} requests per ${config.RATE_LIMIT_WINDOW_MS} ms (RATE_LIMIT_MAX, RATE_LIMIT_WINDOW_MS): retry after ${ctx.after}`),
-    });
-  }
+  // HTTPS as the client reached it: TLS ends at the proxy, which says so in X-Forwarded-Proto, believed only
+  // from a TRUST_PROXY peer.
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.protocol === 'https') reply.header('strict-transport-security', HSTS);
+  });
+}
+
+/**
+ * Per-caller rate limits: per key (the valid one the access hook read), else per client address, so that
+ * requests without a valid key are counted as well; from the headers, before the body is read. Added after
+ * the hook that reads the key and before the one that enforces it (installAccess).
+ */
+export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
+  if (config.RATE_LIMIT_MAX === 0) return;
+  // Not per route (the plugin's global mode), where its hook would run after every hook of the app, the
+  // key's refusal included, and never for a path that has no route.
+  await app.register(rateLimit, {
+    global: false,
+    max: config.RATE_LIMIT_MAX,
+    timeWindow: config.RATE_LIMIT_WINDOW_MS,
+    keyGenerator: (req) => req.keyId ?? req.ip,
+    allowList: (req) => req.routeOptions.config.scope === 'open',
+    errorResponseBuilder: (_req, ctx) =>
+      new RateLimited(`over ${ctx.max} requests per ${config.RATE_LIMIT_WINDOW_MS} ms (RATE_LIMIT_MAX, RATE_LIMIT_WINDOW_MS): retry after ${ctx.after}`),
+  });
+  app.addHook('onRequest', app.rateLimit());
+}
+
+/**
+ * Load shedding from the headers: while the worker pool is saturated, a compute route (config.compute) is
+ * answered 503 before its body is read, instead of after reading and parsing it only to find the queue full.
+ */
+export function shedWhenSaturated(app: FastifyInstance, pool: Pick<WorkPool, 'status'>): void {
+  app.addHook('onRequest', async (req, reply) => {
+    if (!req.routeOptions.config.compute) return;
+    const status = pool.status();
+    if (!status.saturated) return;
+    // The body is left unread: closing the connection after the answer spares reading it only to drop it.
+    reply.header('connection', 'close');
+    throw new Overloaded(
+      `all ${status.workers} workers are busy and ${status.queued} tasks wait (MAX_QUEUE ${status.max_queue}); refused from the request's headers, its body unread`,
+    );
+  });
 }

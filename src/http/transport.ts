@@ -1,7 +1,7 @@
-import type { Duplex } from 'node:stream';
+import { type Duplex, PassThrough } from 'node:stream';
 import compress from '@fastify/compress';
 import type { FastifyInstance } from 'fastify';
-import type { ErrorCode } from '../contracts/errors.js';
+import { ERRORS, type ErrorCode } from '../contracts/errors.js';
 import { errorBody } from './errors.js';
 
 /** A path pattern of the router (`/runs/:id`) as a RegExp over request paths. */
@@ -21,6 +21,16 @@ export async function registerTransport(app: FastifyInstance): Promise<(method: 
     if (coding === undefined) return;
     if (coding === 'identity') delete req.headers['content-encoding'];
     else req.headers['content-encoding'] = coding === 'x-gzip' ? 'gzip' : coding;
+  });
+  // @fastify/compress pipes the body into its decompressor with pump, which destroys every stream of the
+  // pipe when the data is not what the encoding says: the request, and with it the socket while the rest of
+  // a large body was still arriving, so the client got a reset instead of the 400. It is given a stream of its
+  // own to destroy; the request is left to Node, which closes the connection once the 400 is written.
+  app.addHook('preParsing', async (req, _reply, payload) => {
+    if (req.headers['content-encoding'] !== 'gzip' && req.headers['content-encoding'] !== 'deflate') return payload;
+    const own = new PassThrough();
+    payload.once('error', (e) => own.destroy(e));
+    return payload.pipe(own);
   });
   // Responses are not compressed: a large one would be deflated on the event loop, which serves probes.
   await app.register(compress, { globalCompression: false, requestEncodings: ['gzip', 'deflate'] });
@@ -47,12 +57,14 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
       : err.code === 'HPE_HEADER_OVERFLOW'
         ? ['headers_too_large', 'the request headers are over the 16 KiB Node.js accepts: send shorter headers']
         : ['invalid_http', `the request is not valid HTTP/1.1 (${err.code ?? 'parse error'})`];
+  if (socket.writable) socket.write(rawAnswer(code, message));
+  socket.destroy(err);
+}
+
+/** A whole HTTP/1.1 answer with the JSON error body of `code`, for a socket no request object owns; it closes the connection. */
+export function rawAnswer(code: ErrorCode, message: string): string {
   const answer = errorBody(code, message);
   const body = JSON.stringify(answer);
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${answer.statusCode} ${answer.error}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy(err);
+  const retry = ERRORS[code].retryable ? 'Retry-After: 1\r\n' : '';
+  return `HTTP/1.1 ${answer.statusCode} ${answer.error}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\n${retry}Connection: close\r\n\r\n${body}`;
 }

@@ -2,8 +2,8 @@ import { jaccard } from '../common/jaccard.js';
 import type { CrossPlanMetrics } from '../contracts/evaluate-plan.js';
 import type { Plan } from '../contracts/plan.js';
 import { normalizePhrase } from '../rewards/personalization/matcher.js';
-import { DEFAULT_GED_TIMEOUT_MS, graphEditDistance, planGraph } from './ged.js';
-import { DEFAULT_KAPPA, similarityFromGed } from './structural-similarity.js';
+import type { GedResult } from './ged.js';
+import { DEFAULT_KAPPA, gedFields, similarityFromGed } from './structural-similarity.js';
 
 /** Agent roles, normalized as the lexicon normalizes phrases (case, spaces, hyphens, underscores). */
 export function agentRoles(plan: Plan): Set<string> {
@@ -44,9 +44,14 @@ const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 export function groupDiversity(plans: readonly Plan[]): number | null {
   if (plans.length < 2) return null;
   const edges = plans.map(roleEdges);
-  const distances: number[] = [];
-  for (let a = 0; a < edges.length; a++) for (let b = a + 1; b < edges.length; b++) distances.push(1 - jaccard(edges[a]!, edges[b]!));
-  return mean(distances);
+  return mean(planPairs(edges.length).map(([a, b]) => 1 - jaccard(edges[a]!, edges[b]!)));
+}
+
+/** The pairs i < j of n plans, in the order crossPlanMetrics reads their distances. */
+export function planPairs(n: number): Array<[number, number]> {
+  const pairs: Array<[number, number]> = [];
+  for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) pairs.push([a, b]);
+  return pairs;
 }
 
 // PersonalPlan A.4, across the plans of one query under different profiles:
@@ -54,28 +59,22 @@ export function groupDiversity(plans: readonly Plan[]): number | null {
 //   role Jaccard = mean over pairs J(roles_i, roles_j);  edge Jaccard = mean over pairs J(role edges_i, role edges_j).
 // Choice: 1 − TS rather than GED / (size) so the variance is on the same scale as TS, bounded in [0, 1),
 // and does not depend on how the GED is normalized by plan size.
-export function crossPlanMetrics(plans: readonly Plan[], options: { kappa?: number; timeoutMs?: number; stop?: () => boolean } = {}): CrossPlanMetrics | null {
+/** `geds`: the graph edit distance of each pair of planPairs(plans.length), in that order. */
+export function crossPlanMetrics(plans: readonly Plan[], geds: readonly GedResult[], kappa: number = DEFAULT_KAPPA): CrossPlanMetrics | null {
   if (plans.length < 2) return null;
-  const kappa = options.kappa ?? DEFAULT_KAPPA;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_GED_TIMEOUT_MS;
-  const graphs = plans.map(planGraph);
   const roles = plans.map(agentRoles);
   const edges = plans.map(roleEdges);
-  const pairs: CrossPlanMetrics['pairs'] = [];
-  for (let a = 0; a < plans.length; a++) {
-    for (let b = a + 1; b < plans.length; b++) {
-      const ged = graphEditDistance(graphs[a]!, graphs[b]!, { timeoutMs, stop: options.stop });
-      pairs.push({
-        a,
-        b,
-        ged: ged.distance,
-        exact: ged.exact,
-        ts: similarityFromGed(ged.distance, kappa),
-        role_jaccard: jaccard(roles[a]!, roles[b]!),
-        edge_jaccard: jaccard(edges[a]!, edges[b]!),
-      });
-    }
-  }
+  const pairs: CrossPlanMetrics['pairs'] = planPairs(plans.length).map(([a, b], i) => {
+    const ged = geds[i]!;
+    return {
+      a,
+      b,
+      ...gedFields(ged),
+      ts: similarityFromGed(ged.distance, kappa),
+      role_jaccard: jaccard(roles[a]!, roles[b]!),
+      edge_jaccard: jaccard(edges[a]!, edges[b]!),
+    };
+  });
   return {
     profile_variance: mean(pairs.map((p) => 1 - p.ts)),
     mean_ged: mean(pairs.map((p) => p.ged)),

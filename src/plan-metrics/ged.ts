@@ -1,3 +1,4 @@
+import { GED_BUDGET } from '../contracts/evaluate-plan.js';
 import type { Plan } from '../contracts/plan.js';
 
 /** A directed graph on nodes 0 … nodes − 1. Duplicate edges count once; a self-loop is an edge. */
@@ -7,21 +8,26 @@ export interface DiGraph {
 }
 
 export interface GedOptions {
-  /** Wall-clock budget; past it the best mapping found so far is returned with `exact: false`. */
-  timeoutMs?: number;
-  /** Polled with the clock: true cuts the search as the time limit does (the caller gave up on the answer). */
+  /**
+   * Search work all the pairs of one call may spend together (units: see `Search.work`; default
+   * GED_BUDGET.default); a pair still searching when it is spent reports bounds with `exact: false`. A count,
+   * not a clock: the same pairs always stop at the same point and get the same bounds.
+   */
+  budget?: number;
+  /** Polled during the search: true cuts every search short (the caller gave up on the answer). */
   stop?: () => boolean;
 }
 
 export interface GedResult {
+  /** The cheapest edit path found: the distance when `exact`, else an upper bound. */
   distance: number;
-  /** True when the search finished, so `distance` is the optimum; false when the time limit cut it. */
+  /** A proven lower bound: equal to `distance` when `exact`. */
+  lower: number;
+  /** True when the search finished, so `distance` is the optimum. */
   exact: boolean;
-  /** Search nodes expanded (for benchmarking). */
-  expanded: number;
+  /** Work the search spent (Search.work). */
+  work: number;
 }
-
-export const DEFAULT_GED_TIMEOUT_MS = 2000;
 
 /**
  * The `depends_on` graph of a plan: one node per distinct step id (declaration order), one edge
@@ -81,8 +87,8 @@ function adjacency(g: DiGraph): Adjacency {
 /**
  * Graph edit distance with unit costs for node and edge insertion and deletion and free substitution
  * (node labels interchangeable: structure only), as networkx's `graph_edit_distance(G1, G2)` on DiGraphs
- * with default costs. Exact by depth-first branch and bound within `timeoutMs`; when cut, the best upper
- * bound found (always at least one complete greedy mapping) with `exact: false`.
+ * with default costs. Exact by depth-first branch and bound within `budget`; when cut, the best upper
+ * bound found (always at least one complete greedy mapping) and a proven lower bound, with `exact: false`.
  *
  * Reduction: matching an unmatched node pair never costs more than deleting one and inserting the other
  * (−2 node cost, no edge lost), so an optimal edit path matches every node of the smaller graph A into the
@@ -91,64 +97,210 @@ function adjacency(g: DiGraph): Adjacency {
  * over injective φ: V_A → V_B, i.e. a maximum common edge subgraph. The search maximizes preserved edges.
  */
 export function graphEditDistance(g1: DiGraph, g2: DiGraph, options: GedOptions = {}): GedResult {
-  const deadline = performance.now() + (options.timeoutMs ?? DEFAULT_GED_TIMEOUT_MS);
-  // GED is symmetric under unit costs, so A is the graph with fewer nodes.
-  const [A, B] = g1.nodes <= g2.nodes ? [adjacency(g1), adjacency(g2)] : [adjacency(g2), adjacency(g1)];
-  const base = B.n - A.n + A.edges + B.edges;
-  if (A.n === 0) return { distance: base, exact: true, expanded: 0 };
+  return graphEditDistances([[g1, g2]], options)[0]!;
+}
 
-  const order = searchOrder(A);
-  const level = new Int32Array(A.n);
-  order.forEach((u, k) => {
-    level[u] = k;
-  });
-  // Neighbours of order[k] placed earlier in the order: the edges decided when order[k] is assigned.
-  const earlierOut = order.map((u) => A.out[u]!.filter((v) => level[v]! < level[u]!));
-  const earlierIn = order.map((u) => A.in[u]!.filter((v) => level[v]! < level[u]!));
+/**
+ * The graph edit distances of several pairs under one budget, shared max-min fairly: every search first
+ * makes its greedy descent (so each has a complete mapping), then the searches still running take equal
+ * shares of what is left, round after round, and a search that finishes early leaves the rest of its
+ * share to the others. The shares depend only on the pairs and the budget, never on a clock.
+ */
+export function graphEditDistances(pairs: ReadonlyArray<readonly [DiGraph, DiGraph]>, options: GedOptions = {}): GedResult[] {
+  const stop = options.stop ?? (() => false);
+  const searches = pairs.map(([g1, g2]) => new Search(g1, g2, stop));
+  let left = options.budget ?? GED_BUDGET.default;
+  for (const s of searches) left -= s.run(0);
+  for (let running = searches.filter((s) => !s.done); left > 0 && running.length > 0 && !stop(); running = running.filter((s) => !s.done)) {
+    // Shares fixed for the round, so that equal pairs get equal work whatever their order.
+    const share = Math.max(1, Math.floor(left / running.length));
+    for (const s of running) left -= s.run(share);
+  }
+  return searches.map((s) => s.result());
+}
 
-  const phi = new Int32Array(A.n).fill(-1); // A node → B node
-  const used = new Uint8Array(B.n);
-  let best = -1; // most preserved edges found
-  let expanded = 0;
-  let cut = false;
-  const rootBound = remainingBound(A, B, phi, used);
+// What an expansion costs besides its loops (the arrays it allocates, its sort), in the units of Search.work.
+const EXPANSION_WORK = 1000;
 
-  const gain = (k: number, v: number): number => {
-    const u = order[k]!;
-    let g = A.self[u]! & B.self[v]!;
-    for (const a of earlierOut[k]!) g += B.has[v * B.n + phi[a]!]!;
-    for (const a of earlierIn[k]!) g += B.has[phi[a]! * B.n + v]!;
-    return g;
-  };
+/** Whether g1 is A in a search of (g1, g2): fewer nodes, then fewer edges, then the first edge list in lexical order. */
+function precedes(g1: DiGraph, g2: DiGraph): boolean {
+  if (g1.nodes !== g2.nodes) return g1.nodes < g2.nodes;
+  if (g1.edges.length !== g2.edges.length) return g1.edges.length < g2.edges.length;
+  for (let i = 0; i < g1.edges.length; i++) {
+    const [a, b] = [g1.edges[i]!, g2.edges[i]!];
+    if (a[0] !== b[0] || a[1] !== b[1]) return a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+  }
+  return true;
+}
 
-  const search = (k: number, preserved: number): void => {
-    if (k === A.n) {
-      if (preserved > best) best = preserved;
+/** A node of the search whose children are being tried: order[k] takes each candidate in turn. */
+interface Frame {
+  k: number;
+  /** Edges preserved by the assignments of order[0 … k − 1]. */
+  preserved: number;
+  /** Free nodes of B for order[k], best first, and the edges each preserves. */
+  candidates: number[];
+  gains: number[];
+  /** Index of the next candidate to try. */
+  next: number;
+  /** preserved + remainingBound at this node, once computed. */
+  bound: number;
+}
+
+/** The branch and bound of one pair, as an explicit stack, so that it can stop when its share is spent and go on later. */
+class Search {
+  done = false;
+  /**
+   * Work spent: per expansion, the node pairs and edges its loops look at (candidates, bound), counted
+   * from the loops' sizes, plus EXPANSION_WORK; so it grows with the time a search takes whatever the
+   * graphs' size and density.
+   */
+  work = 0;
+  private readonly A: Adjacency;
+  private readonly B: Adjacency;
+  private readonly base: number;
+  private readonly order: number[] = [];
+  private readonly earlierOut: number[][] = [];
+  private readonly earlierIn: number[][] = [];
+  private readonly phi: Int32Array;
+  private readonly used: Uint8Array;
+  private readonly frames: Frame[] = [];
+  /** The node to expand next (null once the stack is empty or the search finished). */
+  private pending: { k: number; preserved: number } | null = { k: 0, preserved: 0 };
+  private best = -1; // most preserved edges found
+  private rootBound = 0;
+  private expanded = 0;
+
+  constructor(
+    g1: DiGraph,
+    g2: DiGraph,
+    private readonly stop: () => boolean,
+  ) {
+    // GED is symmetric under unit costs, so A is the graph with fewer nodes; of two as large, the one first
+    // by edges, so that a search its budget cuts gives the same bounds either way round.
+    [this.A, this.B] = precedes(g1, g2) ? [adjacency(g1), adjacency(g2)] : [adjacency(g2), adjacency(g1)];
+    const { A } = this;
+    this.base = this.B.n - A.n + A.edges + this.B.edges;
+    this.phi = new Int32Array(A.n).fill(-1); // A node → B node
+    this.used = new Uint8Array(this.B.n);
+    if (A.n === 0) {
+      this.best = 0;
+      this.done = true;
       return;
     }
-    if ((++expanded & 255) === 0 && (performance.now() > deadline || options.stop?.() === true)) cut = true;
-    if (cut && best >= 0) return;
-    // Until a first complete mapping exists the descent is greedy and skips the bound, so a huge graph
-    // still gets an upper bound quickly.
-    if (best >= 0 && preserved + remainingBound(A, B, phi, used) <= best) return;
-    const u = order[k]!;
-    // Most preserved edges first; among equals, the node of B whose in- and out-degrees are closest.
-    const candidates: Array<[number, number, number]> = [];
+    this.order = searchOrder(A);
+    const level = new Int32Array(A.n);
+    this.order.forEach((u, k) => {
+      level[u] = k;
+    });
+    // Neighbours of order[k] placed earlier in the order: the edges decided when order[k] is assigned.
+    this.earlierOut = this.order.map((u) => A.out[u]!.filter((v) => level[v]! < level[u]!));
+    this.earlierIn = this.order.map((u) => A.in[u]!.filter((v) => level[v]! < level[u]!));
+    this.rootBound = this.remainingBound();
+  }
+
+  /**
+   * Searches until about `allowance` more work is spent (one expansion past it at most), the search ends,
+   * or `stop` says so; returns the work spent. The first complete mapping is always reached, whatever the
+   * allowance: until then the descent is greedy and skips the bound, so a huge graph still gets an upper
+   * bound quickly.
+   */
+  run(allowance: number): number {
+    const { A, order, phi, used, frames } = this;
+    const start = this.work;
+    while (!this.done) {
+      if (this.best === this.rootBound) this.done = true;
+      else if (this.pending) {
+        const { k, preserved } = this.pending;
+        if (k === A.n) {
+          if (preserved > this.best) this.best = preserved;
+          this.pending = null;
+          continue;
+        }
+        if (this.best >= 0 && (this.work - start >= allowance || ((++this.expanded & 255) === 0 && this.stop()))) break;
+        this.work += EXPANSION_WORK;
+        let bound = Number.NaN;
+        if (this.best >= 0) {
+          bound = preserved + this.remainingBound();
+          if (bound <= this.best) {
+            this.pending = null;
+            continue;
+          }
+        }
+        this.pending = null;
+        frames.push({ k, preserved, ...this.candidates(k), next: 0, bound });
+      } else {
+        const top = frames.at(-1);
+        if (!top) {
+          this.done = true;
+          break;
+        }
+        const u = order[top.k]!;
+        if (top.next > 0) {
+          used[phi[u]!] = 0;
+          phi[u] = -1;
+        }
+        if (top.next === top.candidates.length) {
+          frames.pop();
+          continue;
+        }
+        const v = top.candidates[top.next]!;
+        this.pending = { k: top.k + 1, preserved: top.preserved + top.gains[top.next]! };
+        top.next++;
+        phi[u] = v;
+        used[v] = 1;
+      }
+    }
+    return this.work - start;
+  }
+
+  /** Free nodes of B for order[k]: most preserved edges first; among equals, the in- and out-degrees closest to u's. */
+  private candidates(k: number): { candidates: number[]; gains: number[] } {
+    const { A, B, phi, used } = this;
+    const u = this.order[k]!;
+    const earlierOut = this.earlierOut[k]!;
+    const earlierIn = this.earlierIn[k]!;
+    const scored: Array<[number, number, number]> = [];
     for (let v = 0; v < B.n; v++) {
-      if (!used[v]) candidates.push([gain(k, v), Math.abs(A.out[u]!.length - B.out[v]!.length) + Math.abs(A.in[u]!.length - B.in[v]!.length), v]);
+      if (used[v]) continue;
+      let g = A.self[u]! & B.self[v]!;
+      for (const a of earlierOut) g += B.has[v * B.n + phi[a]!]!;
+      for (const a of earlierIn) g += B.has[phi[a]! * B.n + v]!;
+      scored.push([g, Math.abs(A.out[u]!.length - B.out[v]!.length) + Math.abs(A.in[u]!.length - B.in[v]!.length), v]);
     }
-    candidates.sort((x, y) => y[0] - x[0] || x[1] - y[1] || x[2] - y[2]);
-    for (const [g, , v] of candidates) {
-      phi[u] = v;
-      used[v] = 1;
-      search(k + 1, preserved + g);
-      phi[u] = -1;
-      used[v] = 0;
-      if (best === rootBound || (cut && best >= 0)) return;
+    scored.sort((x, y) => y[0] - x[0] || x[1] - y[1] || x[2] - y[2]);
+    this.work += B.n + scored.length * (2 + earlierOut.length + earlierIn.length);
+    return { candidates: scored.map((c) => c[2]), gains: scored.map((c) => c[0]) };
+  }
+
+  /** The answer, once the searching is over (it takes the stack apart). */
+  result(): GedResult {
+    const distance = this.base - 2 * this.best;
+    if (this.done) return { distance, lower: distance, exact: true, work: this.work };
+    // What the unexplored part of the tree may still hold: the pending node's bound, and for every node on
+    // the stack with candidates left to try, its own bound (which bounds each of its children's).
+    let most = this.best;
+    if (this.pending) most = Math.max(most, this.pending.k === this.A.n ? this.pending.preserved : this.pending.preserved + this.remainingBound());
+    for (let i = this.frames.length - 1; i >= 0; i--) {
+      const f = this.frames[i]!;
+      const u = this.order[f.k]!;
+      if (f.next > 0) {
+        this.used[this.phi[u]!] = 0;
+        this.phi[u] = -1;
+      }
+      if (f.next < f.candidates.length) most = Math.max(most, Number.isNaN(f.bound) ? f.preserved + this.remainingBound() : f.bound);
     }
-  };
-  search(0, 0);
-  return { distance: base - 2 * best, exact: !cut || best === rootBound, expanded };
+    this.frames.length = 0;
+    this.pending = null;
+    return { distance, lower: this.base - 2 * Math.min(most, this.rootBound), exact: false, work: this.work };
+  }
+
+  /** remainingBound of the current mapping, its work counted. */
+  private remainingBound(): number {
+    const r = remainingBound(this.A, this.B, this.phi, this.used);
+    this.work += r.work;
+    return r.bound;
+  }
 }
 
 /**
@@ -182,7 +334,8 @@ function searchOrder(A: Adjacency): number[] {
  * - none mapped: at most min(edges among A's unmapped, edges among B's free) and the sorted out- and
  *   in-degree pairings (an injective pairing preserves at most Σ min(deg_A, deg_B), largest with largest).
  */
-function remainingBound(A: Adjacency, B: Adjacency, phi: Int32Array, used: Uint8Array): number {
+function remainingBound(A: Adjacency, B: Adjacency, phi: Int32Array, used: Uint8Array): { bound: number; work: number } {
+  let work = A.n + B.n;
   let cross = 0;
   const freeB: number[] = [];
   for (let v = 0; v < B.n; v++) if (!used[v]) freeB.push(v);
@@ -206,7 +359,9 @@ function remainingBound(A: Adjacency, B: Adjacency, phi: Int32Array, used: Uint8
     outA.push(outU);
     inA.push(inU);
     innerA += outU;
+    work += A.out[u]!.length + A.in[u]!.length;
     if (mappedOut.length + mappedIn.length === 0) continue;
+    work += freeB.length * (mappedOut.length + mappedIn.length);
     let top = 0;
     for (const v of freeB) {
       let g = 0;
@@ -235,9 +390,10 @@ function remainingBound(A: Adjacency, B: Adjacency, phi: Int32Array, used: Uint8
     outB.push(o);
     inB.push(i);
     innerB += o;
+    work += B.out[v]!.length + B.in[v]!.length;
   }
   const inner = Math.min(innerA, innerB, sortedPairing(outA, outB), sortedPairing(inA, inB));
-  return Math.min(cross, crossB) + inner + Math.min(selfA, selfB);
+  return { bound: Math.min(cross, crossB) + inner + Math.min(selfA, selfB), work };
 }
 
 /** Σ min(a_i, b_i) with both sorted descending: the most any injective pairing of a into b can reach. */

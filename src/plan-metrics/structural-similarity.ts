@@ -1,6 +1,5 @@
-import type { StructuralSimilarity } from '../contracts/evaluate-plan.js';
-import type { Plan } from '../contracts/plan.js';
-import { DEFAULT_GED_TIMEOUT_MS, graphEditDistance, planGraph } from './ged.js';
+import type { GedFields, StructuralSimilarity } from '../contracts/evaluate-plan.js';
+import type { DiGraph, GedResult } from './ged.js';
 
 export const DEFAULT_KAPPA = 2.5;
 
@@ -10,18 +9,18 @@ export function similarityFromGed(ged: number, kappa: number = DEFAULT_KAPPA): n
   return Math.exp(-ged / kappa);
 }
 
-/** TS of a plan's dependency graph against a gold plan's (structure only: step labels are ignored). */
-export function structuralSimilarity(plan: Plan, gold: Plan, options: { kappa?: number; timeoutMs?: number; stop?: () => boolean } = {}): StructuralSimilarity {
-  const kappa = options.kappa ?? DEFAULT_KAPPA;
-  const a = planGraph(plan);
-  const b = planGraph(gold);
-  const ged = graphEditDistance(a, b, { timeoutMs: options.timeoutMs ?? DEFAULT_GED_TIMEOUT_MS, stop: options.stop });
+/** A distance as the response reports it: the best edit path found, and its bounds when the budget cut the search. */
+export function gedFields(ged: GedResult): GedFields {
+  return { ged: ged.distance, exact: ged.exact, ged_bounds: { lower: ged.lower, upper: ged.distance } };
+}
+
+/** TS of a plan's dependency graph against a gold plan's (structure only: step labels are ignored), from their distance. */
+export function structuralSimilarity(plan: DiGraph, gold: DiGraph, ged: GedResult, kappa: number = DEFAULT_KAPPA): StructuralSimilarity {
   return {
     value: similarityFromGed(ged.distance, kappa),
-    ged: ged.distance,
-    exact: ged.exact,
+    ...gedFields(ged),
     kappa,
-    nodes: { plan: a.nodes, gold: b.nodes },
-    edges: { plan: a.edges.length, gold: b.edges.length },
+    nodes: { plan: plan.nodes, gold: gold.nodes },
+    edges: { plan: plan.edges.length, gold: gold.edges.length },
   };
 }

@@ -1,8 +1,18 @@
 import { PostgresRunStore } from './postgres-store.js';
 import { SqliteRunStore } from './sqlite-store.js';
 import type { RunStore } from './store.js';
+import type { StoreEvents } from './store-health.js';
 
-/** PostgreSQL when `stateUrl` names one (replicas share it), else the embedded SQLite file under `stateDir`. */
-export async function openRunStore(stateUrl: string | undefined, stateDir: string): Promise<RunStore> {
-  return stateUrl ? PostgresRunStore.open(stateUrl) : new SqliteRunStore(stateDir);
+export interface StoreSettings {
+  /** STATE_URL: PostgreSQL, shared by replicas; unset: the embedded SQLite file under `stateDir`. */
+  stateUrl?: string | undefined;
+  stateDir: string;
+  /** STATE_WAIT_MS: how long start-up waits for an unreachable PostgreSQL. */
+  waitMs: number;
+  /** STATE_FRESH_IF_UNUSABLE. */
+  freshIfUnusable: boolean;
+}
+
+export async function openRunStore(s: StoreSettings, events: StoreEvents = () => undefined): Promise<RunStore> {
+  return s.stateUrl ? PostgresRunStore.open(s.stateUrl, s.waitMs, events) : new SqliteRunStore(s.stateDir, { freshIfUnusable: s.freshIfUnusable, events });
 }

@@ -21,10 +21,13 @@ import {
   type RunRecord,
   type RunStore,
   type RunTx,
+  OutcomeUnknown,
   StateDamaged,
   StateUnusable,
   StoreUnavailable,
 } from './store.js';
+import { ServiceError } from '../common/errors.js';
+import { StoreHealth, type StoreEvents } from './store-health.js';
 
 const INSERT_HISTORY = `INSERT INTO history (run_id, ${HISTORY_COLUMNS.join(', ')}) VALUES (${['run_id', ...HISTORY_COLUMNS].map((_, i) => `$${i + 1}`).join(', ')})`;
 const UPSERT_OPEN_STEP = `INSERT INTO open_steps (run_id, ${OPEN_STEP_COLUMNS.join(', ')})
@@ -75,14 +78,29 @@ const types = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === INT8 ? Number : pg.types.getTypeParser(oid, format)),
 } as pg.CustomTypesConfig;
 
-const unavailable = (e: unknown): unknown => {
-  const code = (e as { code?: string }).code ?? '';
-  // SQLSTATE class 08 (connection), 53 (resources), 57 (operator intervention), or a socket error.
-  if (/^(08|53|57)|^E[A-Z]+$/.test(code)) return new StoreUnavailable(`state database unavailable: ${(e as Error).message}`);
+// SQLSTATE class 08 (connection), 53 (resources: disk full, out of memory, too many connections), 57 (operator
+// intervention: shutdown, starting up), or a socket error.
+const UNREACHABLE_STATE = /^(08|53|57)|^E[A-Z]+$/;
+// The driver's own words when the socket ends or never opens; these errors carry no code.
+const LOST_CONNECTION = /Connection terminated|timeout exceeded when trying to connect|not queryable/;
+
+const unreachable = (e: unknown): boolean => {
+  if (e instanceof ServiceError) return false;
+  return UNREACHABLE_STATE.test((e as { code?: string }).code ?? '') || LOST_CONNECTION.test((e as Error).message ?? '');
+};
+
+/** The driver's error as the service's, when it is one the client should see as such. */
+const storeError = (e: unknown): unknown => {
+  if (unreachable(e)) return new StoreUnavailable(`state database unavailable: ${(e as Error).message}`);
+  const code = (e as { code?: string }).code;
   // data_corrupted, index_corrupted: the server confines them to a relation, and its operator sees them in its log.
   if (code === 'XX001' || code === 'XX002') return new StateDamaged(`the state database reports damaged data (${code}): ${(e as Error).message}`);
   return e;
 };
+
+// Errors worth waiting out at start-up: the server is down, starting or out of connections. A wrong
+// password, a missing database or a newer schema are not.
+const worthWaiting = (e: unknown): boolean => unreachable(e) && !/^(28|3D)/.test((e as { code?: string }).code ?? '');
 
 /** A query's rows, on the pool or inside a transaction. */
 type Rows = <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => Promise<R[]>;
@@ -107,28 +125,60 @@ async function readOpenStep(rows: Rows, id: string): Promise<OpenStep | null> {
 export class PostgresRunStore implements RunStore {
   readonly engine = 'postgres';
 
-  private constructor(private readonly pool: pg.Pool) {}
+  private readonly health: StoreHealth;
 
-  static async open(url: string): Promise<PostgresRunStore> {
-    const pool = new pg.Pool({ connectionString: url, max: 8, types });
-    // An idle client's error (the server restarted) must not end the process; the next query reconnects.
-    pool.on('error', () => undefined);
-    const store = new PostgresRunStore(pool);
-    try {
-      await store.migrate();
-    } catch (e) {
-      await pool.end();
-      // The URL is not repeated: it usually carries a password.
-      const code = (e as { code?: string }).code;
-      throw new StateUnusable(
-        `cannot use the PostgreSQL database of STATE_URL: ${(e as Error).message}${code && !(e as Error).message.includes(code) ? ` (${code})` : ''}`,
-      );
+  private constructor(
+    private readonly pool: pg.Pool,
+    events: StoreEvents,
+  ) {
+    const ping = async () => {
+      try {
+        await pool.query('SELECT 1');
+      } catch (e) {
+        throw new Error(`state database unavailable: ${(e as Error).message}`);
+      }
+    };
+    this.health = new StoreHealth({ ping, probe: ping }, events);
+    // An idle client's error (the server restarted, or ended it) must not end the process: the pool drops
+    // that client and the next query connects anew.
+    pool.on('error', (e) => this.health.down(`state database unavailable: ${e.message}`));
+  }
+
+  /**
+   * Connects and migrates. While the server cannot be reached (down, starting up), it retries for up to
+   * `waitMs`, reporting each wait, so replicas started before their database do not crash-loop.
+   */
+  static async open(url: string, waitMs = 0, events: StoreEvents = () => undefined): Promise<PostgresRunStore> {
+    const started = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      // A server that accepts the connection and never answers must not hang start-up or a request.
+      const pool = new pg.Pool({ connectionString: url, max: 8, types, connectionTimeoutMillis: 5_000, keepAlive: true });
+      const store = new PostgresRunStore(pool, events);
+      try {
+        await store.migrate();
+        return store;
+      } catch (e) {
+        await pool.end().catch(() => undefined);
+        // The URL is not repeated: it usually carries a password.
+        const code = (e as { code?: string }).code;
+        const why = `${(e as Error).message}${code && !(e as Error).message.includes(code) ? ` (${code})` : ''}`;
+        const waited = Date.now() - started;
+        if (!worthWaiting(e) || waited >= waitMs) {
+          const after = worthWaiting(e) ? ` after waiting ${Math.round(waited / 1000)} s (STATE_WAIT_MS)` : '';
+          throw new StateUnusable(`cannot use the PostgreSQL database of STATE_URL${after}: ${why}`);
+        }
+        const pause = Math.min(500 * 2 ** (attempt - 1), 5_000, waitMs - waited);
+        events({ kind: 'waiting', reason: `the PostgreSQL database of STATE_URL cannot be reached (${why}); attempt ${attempt}, next in ${pause} ms` });
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
     }
-    return store;
   }
 
   private async migrate(): Promise<void> {
     const c = await this.pool.connect();
+    // A lost connection fails the query under way; its 'error' event must not also end the process.
+    const ignore = () => undefined;
+    c.on('error', ignore);
     try {
       await c.query('BEGIN');
       await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
@@ -145,8 +195,16 @@ export class PostgresRunStore implements RunStore {
       await c.query('ROLLBACK').catch(() => undefined);
       throw e;
     } finally {
-      c.release();
+      c.off('error', ignore);
+      c.release(true);
     }
+  }
+
+  /** `e` as the service's error; a lost or refused connection also marks the backend down. */
+  private failed(e: unknown): unknown {
+    const out = storeError(e);
+    if (out instanceof StoreUnavailable) this.health.down(out.message);
+    return out;
   }
 
   async withRun<T>(runId: string, f: (tx: RunTx) => Promise<T>): Promise<T> {
@@ -154,20 +212,34 @@ export class PostgresRunStore implements RunStore {
     try {
       c = await this.pool.connect();
     } catch (e) {
-      throw unavailable(e);
+      throw this.failed(e);
     }
-    let broken: unknown;
+    // A checked-out client whose socket dies emits 'error' besides failing its query; unheard, that event
+    // would end the process.
+    let lost: Error | undefined;
+    const onLost = (e: Error) => (lost = e);
+    c.on('error', onLost);
+    let committing = false;
     try {
       await c.query('BEGIN');
       await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [runId]);
       const out = await f(this.tx(c, runId));
+      committing = true;
       await c.query('COMMIT');
+      this.health.up();
       return out;
     } catch (e) {
-      await c.query('ROLLBACK').catch((err: unknown) => (broken = err));
-      throw unavailable(e);
+      if (!lost && unreachable(e)) lost = e as Error;
+      if (!lost) await c.query('ROLLBACK').catch((err: unknown) => (lost = err as Error));
+      const out = this.failed(lost && !(e instanceof ServiceError) ? lost : e);
+      // COMMIT was sent and no answer came back: the server may have applied it before the connection went.
+      // (A COMMIT the server refuses, e.g. for a full disk, is rolled back: nothing was recorded.)
+      if (committing && out instanceof StoreUnavailable && !(e instanceof pg.DatabaseError))
+        throw new OutcomeUnknown(`the connection to the state database was lost (${(lost ?? (e as Error)).message})`);
+      throw out;
     } finally {
-      c.release(broken instanceof Error ? broken : undefined);
+      c.off('error', onLost);
+      c.release(lost);
     }
   }
 
@@ -259,9 +331,11 @@ export class PostgresRunStore implements RunStore {
 
   private readonly query: Rows = async <R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<R[]> => {
     try {
-      return (await this.pool.query<R>(sql, params)).rows;
+      const { rows } = await this.pool.query<R>(sql, params);
+      this.health.up();
+      return rows;
     } catch (e) {
-      throw unavailable(e);
+      throw this.failed(e);
     }
   };
 
@@ -285,11 +359,12 @@ export class PostgresRunStore implements RunStore {
   }
 
   /** Damage is PostgreSQL's to detect and contain: one request that meets it fails alone (StateDamaged). */
-  damage(): null {
-    return null;
+  check(): Promise<string | null> {
+    return this.health.check();
   }
 
   async close(): Promise<void> {
+    this.health.stop();
     await this.pool.end();
   }
 }

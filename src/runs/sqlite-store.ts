@@ -1,4 +1,19 @@
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import {
+  accessSync,
+  type Stats,
+  closeSync,
+  constants,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  statfsSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { HistoryRow } from '../contracts/runs.js';
@@ -26,8 +41,10 @@ import {
   type RunTx,
   StateDamaged,
   StateUnusable,
+  StoreUnavailable,
   type StoredReceipt,
 } from './store.js';
+import { StoreHealth, type StoreEvents } from './store-health.js';
 
 // Versioned migrations, applied in order at start-up; user_version records how many have run.
 // Doubles are REAL (IEEE-754, bit-exact) or JSON text (shortest round-trip), raw plan values float64 bytes.
@@ -68,6 +85,30 @@ const MIGRATIONS = [
    ALTER TABLE open_steps ADD COLUMN gaming TEXT;`,
 ];
 
+// The first 16 bytes of every SQLite 3 database file.
+const MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+// Room the probe of a full disk asks for before the store is used again.
+const PROBE_BYTES = 1 << 20;
+
+const sqliteCode = (e: unknown): string => (e as { code?: string }).code ?? '';
+
+export interface SqliteStoreOptions {
+  /**
+   * STATE_FRESH_IF_UNUSABLE: a runs.sqlite that cannot be used (empty, another program's, damaged) is moved
+   * aside and a fresh state started, instead of refusing to start.
+   */
+  freshIfUnusable?: boolean;
+  events?: StoreEvents;
+}
+
+/** Why a file at the state path is not a state this service can open, or null. */
+function unusableFile(file: string): string | null {
+  if (!existsSync(file)) return null;
+  // A failed restore or copy leaves exactly this; SQLite would silently start an empty database in it.
+  if (statSync(file).size === 0) return 'runs.sqlite is empty (0 bytes), as a failed restore or copy leaves it';
+  return null;
+}
+
 /**
  * Run state in an embedded SQLite database (WAL). Every change is one `BEGIN IMMEDIATE` transaction, which
  * holds SQLite's write lock: processes sharing one STATE_DIR are serialized by the database itself and
@@ -77,37 +118,51 @@ export class SqliteRunStore implements RunStore {
   readonly engine = 'sqlite';
   private readonly db: Database.Database;
   private readonly stmt;
+  private readonly file: string;
+  /** The file opened, read again on each use: SQLite's page cache would hide a change made under it. */
+  private readonly fd: number;
+  private readonly identity: { dev: number; ino: number; size: number; pageSize: number };
   /** One connection: this process's transactions take turns. */
   private tail: Promise<unknown> = Promise.resolve();
   private damaged: StateDamaged | null = null;
+  private readonly health: StoreHealth;
 
-  constructor(stateDir: string) {
-    const file = join(stateDir, 'runs.sqlite');
+  constructor(
+    private readonly stateDir: string,
+    options: SqliteStoreOptions = {},
+  ) {
+    const events = options.events ?? (() => undefined);
+    this.file = join(stateDir, 'runs.sqlite');
     const unusable = (why: string) => new StateUnusable(`cannot keep run state in ${stateDir} (STATE_DIR; in the Docker image, the /data volume): ${why}`);
     try {
       mkdirSync(stateDir, { recursive: true });
       // Checked now, not at the first score: a read-only volume would otherwise pass start-up.
       accessSync(stateDir, constants.W_OK);
-      if (existsSync(file)) accessSync(file, constants.W_OK);
-      this.db = new Database(file, { timeout: 10_000 });
+      if (existsSync(this.file)) accessSync(this.file, constants.W_OK);
     } catch (e) {
       throw unusable(`${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: it must be a writable directory`);
     }
+    let db: Database.Database;
     try {
-      this.db.pragma('journal_mode = WAL');
-      // WAL + NORMAL: a commit survives a killed process (the WAL is in the OS cache); only a power loss can
-      // drop the last commits.
-      this.db.pragma('synchronous = NORMAL');
-      this.db.pragma('foreign_keys = ON');
-      // Damage anywhere in the file is found here rather than by the run that happens to read it.
-      const check = this.db.pragma('quick_check', { simple: true });
-      if (check !== 'ok') throw new Error(`integrity check failed (${String(check).split('\n')[0]})`);
-      this.migrate();
+      db = this.openDatabase();
     } catch (e) {
-      this.db.close();
-      throw unusable(`runs.sqlite cannot be used (${(e as Error).message}); if it is damaged, restore it from a backup or move it away to start empty`);
+      if (!options.freshIfUnusable || /newer than this service/.test((e as Error).message)) {
+        const fresh = /newer than this service/.test((e as Error).message) ? '' : ', or set STATE_FRESH_IF_UNUSABLE=true to move it aside and start empty';
+        throw unusable(`runs.sqlite cannot be used (${(e as Error).message}); if it is damaged, restore it from a backup${fresh}`);
+      }
+      const aside = `runs.sqlite.unusable-${new Date().toISOString().replaceAll(':', '-')}`;
+      for (const ext of ['', '-wal', '-shm']) if (existsSync(this.file + ext)) renameSync(this.file + ext, join(stateDir, aside + ext));
+      events({
+        kind: 'fresh',
+        reason: `runs.sqlite cannot be used (${(e as Error).message}): moved aside as ${aside} in STATE_DIR, starting with a fresh state (STATE_FRESH_IF_UNUSABLE)`,
+      });
+      db = this.openDatabase();
     }
-    const db = this.db;
+    this.db = db;
+    const st = statSync(this.file);
+    this.identity = { dev: st.dev, ino: st.ino, size: st.size, pageSize: db.pragma('page_size', { simple: true }) as number };
+    this.fd = openSync(this.file, 'r');
+    this.health = new StoreHealth({ ping: async () => this.checkRoom(), probe: async () => this.probeRoom() }, events);
     this.stmt = {
       getRun: db.prepare<[string], RunColumns>('SELECT * FROM runs WHERE id = ?'),
       listRuns: db.prepare<[string, number], RunColumns>('SELECT * FROM runs WHERE id > ? ORDER BY id LIMIT ?'),
@@ -150,37 +205,125 @@ export class SqliteRunStore implements RunStore {
     };
   }
 
-  private migrate(): void {
-    this.db.exec('BEGIN IMMEDIATE');
+  /** Opens, checks and migrates the file; throws why it cannot be used. */
+  private openDatabase(): Database.Database {
+    const empty = unusableFile(this.file);
+    if (empty) throw new Error(empty);
+    const db = new Database(this.file, { timeout: 10_000 });
     try {
-      const version = this.db.pragma('user_version', { simple: true }) as number;
-      if (version > MIGRATIONS.length) throw new Error(`state database schema ${version} is newer than this service (${MIGRATIONS.length})`);
-      for (let v = version; v < MIGRATIONS.length; v++) this.db.exec(MIGRATIONS[v]!);
-      this.db.pragma(`user_version = ${MIGRATIONS.length}`);
-      this.db.exec('COMMIT');
+      db.pragma('journal_mode = WAL');
+      // WAL + NORMAL: a commit survives a killed process (the WAL is in the OS cache); only a power loss can
+      // drop the last commits.
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      // Damage anywhere in the file is found here rather than by the run that happens to read it.
+      const check = db.pragma('quick_check', { simple: true });
+      if (check !== 'ok') throw new Error(`integrity check failed (${String(check).split('\n')[0]})`);
+      const version = db.pragma('user_version', { simple: true }) as number;
+      const tables = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get()!.n;
+      if (version === 0 && tables > 0) throw new Error('it holds tables of another program, not run state of this service');
+      this.migrateOn(db);
+      return db;
     } catch (e) {
-      this.db.exec('ROLLBACK');
+      db.close();
       throw e;
     }
   }
 
-  damage(): string | null {
-    return this.damaged?.message ?? null;
+  private migrateOn(db: Database.Database): void {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const version = db.pragma('user_version', { simple: true }) as number;
+      if (version > MIGRATIONS.length) throw new Error(`state database schema ${version} is newer than this service (${MIGRATIONS.length})`);
+      for (let v = version; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${MIGRATIONS.length}`);
+      db.exec('COMMIT');
+    } catch (e) {
+      db.exec('ROLLBACK');
+      throw e;
+    }
   }
 
-  /** Runs f on the database unless it was found damaged; finding damage now stops every later use. */
+  async check(): Promise<string | null> {
+    if (this.damaged) return this.damaged.message;
+    try {
+      this.checkFile();
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return this.health.check();
+  }
+
+  /** Found damaged: nothing more is read from or written to the file, until an operator restores it. */
+  private damage(what: string): StateDamaged {
+    this.damaged ??= new StateDamaged(
+      `the run state database (runs.sqlite in STATE_DIR) ${what}. Nothing more is read from or written to it; ` +
+        'restore it from a backup (or move it away to start empty) and restart the service',
+    );
+    this.health.stop();
+    return this.damaged;
+  }
+
+  /**
+   * The file at the path is still the one opened, no shorter than it was (SQLite never shrinks it here: no
+   * VACUUM, no auto-vacuum), with a SQLite header of the page size in use: deleted, replaced, truncated or
+   * overwritten files are found on their next use, not at the next start.
+   */
+  private checkFile(): void {
+    let st: Stats;
+    try {
+      st = statSync(this.file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw this.damage('was deleted while the service was using it');
+      throw e;
+    }
+    if (st.ino !== this.identity.ino || st.dev !== this.identity.dev) throw this.damage('was replaced by another file while the service was using it');
+    if (st.size < this.identity.size) throw this.damage(`was truncated while the service was using it (${this.identity.size} bytes before, ${st.size} now)`);
+    this.identity.size = st.size;
+    const header = Buffer.alloc(18);
+    readSync(this.fd, header, 0, header.length, 0);
+    const pageSize = header.readUInt16BE(16) === 1 ? 65_536 : header.readUInt16BE(16);
+    if (!header.subarray(0, 16).equals(MAGIC) || pageSize !== this.identity.pageSize)
+      throw this.damage('had its header overwritten while the service was using it');
+  }
+
+  private checkRoom(): void {
+    const fs = statfsSync(this.stateDir);
+    if (fs.bavail * fs.bsize < PROBE_BYTES) throw new Error(`the disk of STATE_DIR is full (${fs.bavail * fs.bsize} bytes free)`);
+  }
+
+  /** A full or failing disk: worth a retry once a real write of some room succeeds. */
+  private probeRoom(): void {
+    const probe = join(this.stateDir, '.runs.sqlite.probe');
+    const fd = openSync(probe, 'w');
+    try {
+      writeSync(fd, Buffer.alloc(PROBE_BYTES));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+      unlinkSync(probe);
+    }
+  }
+
+  /**
+   * Runs f on the database unless it was found damaged; finding damage now stops every later use. A full
+   * or failing disk is a 503 worth retrying, until the probe (or a later use) finds it writable again.
+   */
   private async use<T>(f: () => T | Promise<T>): Promise<T> {
     if (this.damaged) throw this.damaged;
     try {
-      return await f();
+      this.checkFile();
+      const out = await f();
+      this.health.up();
+      return out;
     } catch (e) {
+      const code = sqliteCode(e);
       // SQLITE_CORRUPT and SQLITE_NOTADB (and their extended codes): pages that are not what SQLite wrote.
-      if (/^SQLITE_(CORRUPT|NOTADB)/.test((e as { code?: string }).code ?? '')) {
-        this.damaged ??= new StateDamaged(
-          `the run state database (runs.sqlite in STATE_DIR) is damaged: ${(e as Error).message}. Nothing more is read from or written to it; ` +
-            'restore it from a backup (or move it away to start empty) and restart the service',
-        );
-        throw this.damaged;
+      if (/^SQLITE_(CORRUPT|NOTADB)/.test(code)) throw this.damage(`is damaged: ${(e as Error).message}`);
+      if (/^SQLITE_(FULL|IOERR|READONLY|CANTOPEN)/.test(code) || /^(ENOSPC|EIO|EROFS)$/.test(code)) {
+        const out = new StoreUnavailable(`the run state database cannot be written (${code}: ${(e as Error).message})`);
+        this.health.down(out.message);
+        throw out;
       }
       throw e;
     }
@@ -264,6 +407,8 @@ export class SqliteRunStore implements RunStore {
 
   async close(): Promise<void> {
     await this.tail;
+    this.health.stop();
+    closeSync(this.fd);
     this.db.close();
   }
 }

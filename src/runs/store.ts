@@ -85,16 +85,34 @@ export interface RunStore {
   /** Runs in id order after `after` (exclusive), at most `limit`. */
   listRuns(after: string | null, limit: number): Promise<RunRecord[]>;
   history(runId: string, offset: number, limit: number): Promise<{ total: number; rows: HistoryRow[] }>;
-  /** Why the state database was found damaged while running, or null while it is sound. */
-  damage(): string | null;
+  /**
+   * Why run requests cannot be served now, or null: the state was found damaged (for good, until an
+   * operator restores it), or the backend is unreachable or full (until it comes back by itself). Cheap
+   * enough for every readiness probe.
+   */
+  check(): Promise<string | null>;
   close(): Promise<void>;
 }
 
-/** The state database could not be reached: nothing of the request was recorded (503). */
+/** The state database could not be reached or has no room: nothing of the request was recorded (503). */
 export class StoreUnavailable extends ServiceError {
   override name = 'StoreUnavailable';
   constructor(message: string) {
     super('store_unavailable', `${message}; nothing was recorded, retry later`);
+  }
+}
+
+/**
+ * The connection was lost while the request's transaction was committing: the server may have committed it
+ * or not, and nobody can tell the client which (503). A retry with the same Idempotency-Key is safe either way.
+ */
+export class OutcomeUnknown extends ServiceError {
+  override name = 'OutcomeUnknown';
+  constructor(message: string) {
+    super(
+      'outcome_unknown',
+      `${message}, while the request was being committed: it may or may not have been recorded. Retry with the same Idempotency-Key: a recorded request is then recognised, not counted twice`,
+    );
   }
 }
 

@@ -5,6 +5,7 @@ import { ReplyCache } from '../runs/idempotency.js';
 import { RunLedger } from '../runs/ledger.js';
 import { openRunStore } from '../runs/open-store.js';
 import type { RunStore } from '../runs/store.js';
+import type { StoreEvents } from '../runs/store-health.js';
 import { RunTurns } from '../runs/turns.js';
 import { DEFAULT_SCORING, type ScoringDefaults } from '../scoring/score-groups.js';
 import { Capability } from './capability.js';
@@ -38,8 +39,17 @@ export function serviceDefaults(config: Config): ScoringDefaults {
   return { ...DEFAULT_SCORING, lambda_hard: config.LAMBDA_HARD, reward_profile: config.REWARD_PROFILE };
 }
 
-export async function startService(config: Config, onWorkerError: (e: Error) => void = () => undefined): Promise<Service> {
-  const store = await openRunStore(config.STATE_URL, config.STATE_DIR);
+/** What the service reports as it runs, for the operator's log. */
+export interface ServiceEvents {
+  workerFailed?: (e: Error) => void;
+  store?: StoreEvents;
+}
+
+export async function startService(config: Config, events: ServiceEvents = {}): Promise<Service> {
+  const store = await openRunStore(
+    { stateUrl: config.STATE_URL, stateDir: config.STATE_DIR, waitMs: config.STATE_WAIT_MS, freshIfUnusable: config.STATE_FRESH_IF_UNUSABLE },
+    events.store,
+  );
   const defaults = serviceDefaults(config);
   // The runtime reads its switch from the process's environment when its first session starts; a worker's
   // process.env is a copy of its own, so the main thread sets it, before any worker.
@@ -50,7 +60,7 @@ export async function startService(config: Config, onWorkerError: (e: Error) => 
     heapMb: config.WORKER_HEAP_MB,
     idleRssMb: config.IDLE_RSS_MB,
     idleCollectMs: config.IDLE_COLLECT_MS,
-    onWorkerError,
+    onWorkerError: events.workerFailed ?? (() => undefined),
     settings: {
       encoderDir: config.ENCODER_DIR,
       verifierDir: config.VERIFIER_DIR,

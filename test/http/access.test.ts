@@ -68,6 +68,25 @@ t.test('rate limits: per key, 429 with Retry-After past RATE_LIMIT_MAX, probes e
   for (let i = 0; i < 10; i++) t.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
 });
 
+t.test('requests without a valid key are limited per client address too: a 401 flood gets 429', async (t) => {
+  const app = await testApp({ API_KEYS: `score:${SCORE}`, RATE_LIMIT_MAX: 3 });
+  t.teardown(() => app.close());
+  const from = (remoteAddress: string, url: string, headers: Record<string, string> = {}) =>
+    app.inject({ method: 'GET', url, remoteAddress, headers }).then((r) => r.statusCode);
+  const flood = [];
+  // No key, a wrong key, and a path that does not exist: one budget, the address's.
+  flood.push(await from('10.0.0.1', '/runs'), await from('10.0.0.1', '/runs', { authorization: 'Bearer not-a-key-at-all-0000' }));
+  flood.push(await from('10.0.0.1', '/no-such-path'), await from('10.0.0.1', '/runs'), await from('10.0.0.1', '/no-such-path'));
+  t.same(flood, [401, 401, 401, 429, 429]);
+  const limited = await app.inject({ method: 'GET', url: '/runs', remoteAddress: '10.0.0.1' });
+  t.match(limited.json(), { code: 'rate_limited' });
+  t.ok(Number(limited.headers['retry-after']) > 1, `Retry-After ${limited.headers['retry-after']}: when the window ends, not in a second`);
+  t.equal(limited.headers['retry-after'], limited.headers['x-ratelimit-reset']);
+  t.equal(await from('10.0.0.1', '/runs', bearer(SCORE)), 200, 'a valid key from the same address has its own budget');
+  t.equal(await from('10.0.0.2', '/runs'), 401, 'another address has its own');
+  t.equal(await from('10.0.0.1', '/health'), 200, 'probes are exempt');
+});
+
 t.test('without keys the limit is per client address', async (t) => {
   const app = await testApp({ RATE_LIMIT_MAX: 2 });
   t.teardown(() => app.close());
@@ -116,6 +135,17 @@ t.test('security headers on every answer; the CSP leaves plain-HTTP deployments 
   t.equal(res.headers['x-content-type-options'], 'nosniff');
   t.match(String(res.headers['content-security-policy']), /default-src 'self'/);
   t.notMatch(String(res.headers['content-security-policy']), /upgrade-insecure-requests/);
+});
+
+t.test('Strict-Transport-Security over HTTPS only: as a TRUST_PROXY proxy says it was reached, never over plain HTTP', async (t) => {
+  const app = await testApp({ TRUST_PROXY: '10.1.0.0/16' });
+  t.teardown(() => app.close());
+  const hsts = async (remoteAddress: string, headers: Record<string, string> = {}) =>
+    (await app.inject({ method: 'GET', url: '/health', remoteAddress, headers })).headers['strict-transport-security'];
+  t.equal(await hsts('10.1.2.3'), undefined, 'plain HTTP');
+  t.equal(await hsts('10.1.2.3', { 'x-forwarded-proto': 'https' }), 'max-age=31536000; includeSubDomains', 'HTTPS at the proxy');
+  t.equal(await hsts('10.1.2.3', { 'x-forwarded-proto': 'http' }), undefined, 'plain HTTP at the proxy');
+  t.equal(await hsts('192.0.2.1', { 'x-forwarded-proto': 'https' }), undefined, "an untrusted peer's X-Forwarded-Proto is ignored");
 });
 
 t.test('behind a proxy named in TRUST_PROXY the limit is per forwarded client address; otherwise X-Forwarded-For is ignored', async (t) => {

@@ -25,6 +25,7 @@ t.test('/metrics: requests by route and status, the pool, models, and per run pl
   t.equal(value(m, 'tutor_pool_workers'), 1);
   t.equal(value(m, 'tutor_pool_queued'), 0);
   t.equal(value(m, 'tutor_capability_ready{capability="verify_turn"}'), 0, 'not loaded yet');
+  t.equal(value(m, 'tutor_run_store_available{engine="sqlite"}'), 1);
   // The example group: one clean plan, one with a cycle, one that does not parse; four requests.
   t.equal(value(m, 'tutor_plans_scored_total{run="m1"}'), 12);
   t.equal(value(m, 'tutor_plans_gated_total{run="m1",reason="cycle"}'), 4);

@@ -1,8 +1,15 @@
 import t from 'tap';
 import type { Plan } from '../../src/contracts/plan.js';
 import { jaccard } from '../../src/common/jaccard.js';
-import { agentRoles, crossPlanMetrics, groupDiversity, roleEdges } from '../../src/plan-metrics/cross-plan.js';
+import { agentRoles, crossPlanMetrics, groupDiversity, planPairs, roleEdges } from '../../src/plan-metrics/cross-plan.js';
+import { graphEditDistances, planGraph } from '../../src/plan-metrics/ged.js';
 import { basePlan } from '../support/plans.js';
+
+/** The cross-plan metrics with every pair's distance searched to the end. */
+const cross = (plans: Plan[], kappa?: number) => {
+  const graphs = plans.map(planGraph);
+  return crossPlanMetrics(plans, graphEditDistances(planPairs(plans.length).map(([a, b]) => [graphs[a]!, graphs[b]!] as const)), kappa);
+};
 
 // p1: chain a → b → c → d, roles Python tutor (a, b) and Practice coach (c, d).
 // p2: coach renamed Code reviewer, and d depends on b instead of c (GED 2 from p1).
@@ -31,7 +38,7 @@ t.test('jaccard', async (t) => {
 });
 
 t.test('profile variance, role and edge Jaccard over three plans', async (t) => {
-  const c = crossPlanMetrics([p1, p2, p3])!;
+  const c = cross([p1, p2, p3])!;
   t.same(
     c.pairs.map((p) => [p.a, p.b, p.ged, p.role_jaccard, p.edge_jaccard]),
     [
@@ -46,12 +53,22 @@ t.test('profile variance, role and edge Jaccard over three plans', async (t) => 
   t.ok(Math.abs(c.role_jaccard - 5 / 9) < 1e-12);
   t.equal(c.edge_jaccard, 0.5);
   t.equal(c.exact, true);
+  t.same(c.pairs[0]!.ged_bounds, { lower: 2, upper: 2 }, 'an exact distance is its own bounds');
+});
+
+t.test('planPairs: every pair i < j once, in order', async (t) => {
+  t.same(planPairs(3), [
+    [0, 1],
+    [0, 2],
+    [1, 2],
+  ]);
+  t.same(planPairs(1), []);
 });
 
 t.test('identical plans have variance 0; one plan has no cross metrics', async (t) => {
-  t.match(crossPlanMetrics([p1, p3]), { profile_variance: 0, mean_ged: 0, role_jaccard: 1, edge_jaccard: 1 });
-  t.equal(crossPlanMetrics([p1]), null);
-  t.equal(crossPlanMetrics([p1, p2], { kappa: 1 })!.profile_variance, 1 - Math.exp(-2));
+  t.match(cross([p1, p3]), { profile_variance: 0, mean_ged: 0, role_jaccard: 1, edge_jaccard: 1 });
+  t.equal(cross([p1]), null);
+  t.equal(cross([p1, p2], 1)!.profile_variance, 1 - Math.exp(-2));
 });
 
 t.test('group diversity: mean pairwise 1 − edge Jaccard; 0 for a group collapsed onto one structure', async (t) => {
@@ -61,5 +78,5 @@ t.test('group diversity: mean pairwise 1 − edge Jaccard; 0 for a group collaps
   t.equal(groupDiversity([p1, p2]), 0.75);
   t.equal(groupDiversity([p1]), null, 'one plan has no pair');
   t.equal(groupDiversity([]), null);
-  t.equal(groupDiversity([p1, p2, p3]), 1 - crossPlanMetrics([p1, p2, p3])!.edge_jaccard, 'the same pairs as the A.4 edge Jaccard');
+  t.equal(groupDiversity([p1, p2, p3]), 1 - cross([p1, p2, p3])!.edge_jaccard, 'the same pairs as the A.4 edge Jaccard');
 });

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { GED_BUDGET } from '../../src/contracts/evaluate-plan.js';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE } from '../../src/contracts/examples.js';
 import { evaluatePlanMetrics } from '../../src/plan-metrics/index.js';
 import { useLite } from '../support/encoder.js';
@@ -13,7 +14,7 @@ t.test('per-plan metrics and cross-plan scores for plans of one query under two 
     gold: EXAMPLE_PLAN,
     embed,
   });
-  t.same(r.options, { kappa: 2.5, delta_tbq: 0.1, ged_timeout_ms: 2000 });
+  t.same(r.options, { kappa: 2.5, delta_tbq: 0.1, ged_budget: GED_BUDGET.default });
   const [a, b, c] = r.plans;
   t.match(a, {
     topology: { steps: 10, edges: 10, critical_path: 9 },
@@ -31,7 +32,7 @@ t.test('per-plan metrics and cross-plan scores for plans of one query under two 
   t.equal(r.cross!.pairs[2]!.ged, 0);
   t.ok(r.cross!.profile_variance > 0 && r.cross!.profile_variance < 1);
 
-  const single = await evaluatePlanMetrics([{ plan: EXAMPLE_PLAN }], { embed, kappa: 1, deltaTbq: 0.9, gedTimeoutMs: 50 });
+  const single = await evaluatePlanMetrics([{ plan: EXAMPLE_PLAN }], { embed, kappa: 1, deltaTbq: 0.9, gedBudget: 0 });
   t.equal(single.cross, null);
   t.equal(single.plans[0]!.structural_similarity, null, 'no gold, no TS');
   t.ok(single.plans[0]!.tool_binding.quality < 1, 'δ = 0.9 fails most checks');

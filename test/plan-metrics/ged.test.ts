@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { EXAMPLE_PLAN } from '../../src/contracts/examples.js';
-import { graphEditDistance, planGraph, type DiGraph } from '../../src/plan-metrics/ged.js';
+import { graphEditDistance, graphEditDistances, planGraph, type DiGraph } from '../../src/plan-metrics/ged.js';
+import { randomDensePlan } from '../support/plans.js';
 
 interface Pair {
   kind: string;
@@ -37,7 +38,7 @@ t.test('is symmetric and invariant under node relabelling', async (t) => {
 });
 
 t.test('edge cases: empty graphs, self-loops, duplicate edges, direction', async (t) => {
-  t.same(graphEditDistance({ nodes: 0, edges: [] }, { nodes: 0, edges: [] }), { distance: 0, exact: true, expanded: 0 });
+  t.same(graphEditDistance({ nodes: 0, edges: [] }, { nodes: 0, edges: [] }), { distance: 0, lower: 0, exact: true, work: 0 });
   t.equal(
     graphEditDistance(
       { nodes: 0, edges: [] },
@@ -81,14 +82,84 @@ t.test('edge cases: empty graphs, self-loops, duplicate edges, direction', async
   t.throws(() => graphEditDistance({ nodes: 1, edges: [[0, 1]] }, { nodes: 1, edges: [] }), RangeError);
 });
 
-t.test('the time limit cuts a 40-node pair and returns an upper bound', async (t) => {
+// Dense random plans of 8 to 11 steps: small enough to search to the end, large enough that a small budget cuts them.
+const densePairs = [8, 9, 10, 11].flatMap((n) =>
+  [1, 2, 3, 4].map((seed) => [planGraph(randomDensePlan(n, seed)), planGraph(randomDensePlan(n, seed + 10))] as const),
+);
+
+t.test('a budget that runs out gives bounds that bracket the exact distance', async (t) => {
+  const exact = graphEditDistances(densePairs);
+  t.ok(
+    exact.every((r) => r.exact && r.lower === r.distance),
+    'the default budget finishes every pair',
+  );
+  for (const budget of [0, 100_000, 1_000_000]) {
+    const cut = densePairs.map(([a, b]) => graphEditDistance(a, b, { budget }));
+    t.ok(
+      cut.some((r) => !r.exact),
+      `budget ${budget}: some searches cut`,
+    );
+    t.same(
+      cut.flatMap((r, i) =>
+        r.lower <= exact[i]!.distance && exact[i]!.distance <= r.distance && r.exact === (r.lower === r.distance) ? [] : [{ i, r, exact: exact[i] }],
+      ),
+      [],
+      `budget ${budget}: lower ≤ GED ≤ upper, equal exactly when exact`,
+    );
+  }
+  // The fixture's exact pairs too, from the greedy descent alone.
+  for (const p of exactPairs) {
+    const r = graphEditDistance(p.g1, p.g2, { budget: 0 });
+    t.ok(r.lower <= p.ged && p.ged <= r.distance, `${p.kind}: ${r.lower} ≤ ${p.ged} ≤ ${r.distance}`);
+  }
+});
+
+t.test('the same pairs and budget give the same answer, symmetric even when cut', async (t) => {
+  const pairs = densePairs.slice(-4);
+  const once = graphEditDistances(pairs, { budget: 2_000_000 });
+  t.ok(once.every((r) => !r.exact));
+  t.same(graphEditDistances(pairs, { budget: 2_000_000 }), once, 'same input, same output, work included');
+  const [a, b] = pairs[0]!;
+  const twice = graphEditDistances(
+    [
+      [a, b],
+      [b, a],
+    ],
+    { budget: 1_000_000 },
+  );
+  t.same(twice[0], twice[1], 'either way round, whatever its place in the request');
+});
+
+t.test('one budget for all pairs: a pair that finishes early leaves the rest of its share to the others', async (t) => {
+  const easy = [planGraph(EXAMPLE_PLAN), planGraph(EXAMPLE_PLAN)] as const;
+  const hard = densePairs.at(-1)!;
+  const budget = 1_000_000;
+  const [e, h] = graphEditDistances([easy, hard], { budget });
+  t.match(e, { distance: 0, exact: true });
+  t.equal(h!.exact, false);
+  t.ok(h!.work > budget / 2, `the hard pair spent ${h!.work} of ${budget}`);
+  t.ok(e!.work + h!.work >= budget, 'the whole budget was spent');
+  t.ok(graphEditDistance(...hard, { budget: budget / 2 }).work < h!.work, 'more than it would have spent with half the budget');
+});
+
+t.test('stop cuts every search after its greedy descent', async (t) => {
+  const results = graphEditDistances(densePairs.slice(-4), { stop: () => true });
+  t.ok(results.every((r) => !r.exact && r.lower <= r.distance));
+  t.same(
+    results.map((r) => r.work),
+    densePairs.slice(-4).map(([a, b]) => graphEditDistance(a, b, { budget: 0 }).work),
+    'no more work than the greedy descent (stop is polled every few hundred expansions)',
+  );
+});
+
+t.test('a 40-node pair is cut by its budget and returns bounds', async (t) => {
   const big = fixture.pairs.find((p) => p.kind === 'big-40')!;
-  // How soon after the limit it returns: bench/timing-claims.ts.
-  const r = graphEditDistance(big.g1, big.g2, { timeoutMs: 300 });
+  // How long a budget takes: bench/timing-claims.ts.
+  const r = graphEditDistance(big.g1, big.g2, { budget: 50_000_000 });
   t.equal(r.exact, false, 'cut, not searched to the end');
   // Between the trivial lower bound and networkx's own value after a 10 s timeout (92).
   const lower = Math.abs(big.g1.nodes - big.g2.nodes) + Math.abs(big.g1.edges.length - big.g2.edges.length);
-  t.ok(r.distance >= lower && r.distance <= big.ged, `GED ≤ ${r.distance} (networkx with timeout: ${big.ged})`);
+  t.ok(lower <= r.lower && r.lower <= r.distance && r.distance <= big.ged, `${lower} ≤ ${r.lower} ≤ GED ≤ ${r.distance} (networkx with timeout: ${big.ged})`);
 });
 
 t.test('planGraph: one node per step, one edge per resolved dependency', async (t) => {

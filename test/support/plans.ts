@@ -1,4 +1,5 @@
 import type { Plan, Step } from '../../src/contracts/plan.js';
+import { mulberry32 } from '../../src/common/rng.js';
 
 /** A small valid plan covering all four Merrill phases; tests mutate copies of it. */
 export function basePlan(): Plan {
@@ -63,4 +64,15 @@ export function densePlan(n: number, seed: number): Plan {
     })),
     execution_order: ids,
   };
+}
+
+/**
+ * A plan of `n` steps whose dependencies are drawn at random, each earlier step with probability three quarters (as dense as densePlan)
+ * (seeded): unlike densePlan's four structures, no two seeds share a shape, so graph edit distance between
+ * two of them at 15 steps cannot be finished by its search in any budget a request allows.
+ */
+export function randomDensePlan(n: number, seed: number): Plan {
+  const next = mulberry32(seed);
+  const plan = densePlan(n, seed);
+  return { ...plan, steps: plan.steps.map((s, i) => ({ ...s, depends_on: plan.execution_order.slice(0, i).filter(() => next() < 0.75) })) };
 }

@@ -11,9 +11,13 @@ export interface Service {
   exited: Promise<number | null>;
 }
 
-/** The real entry point (dist/main.js, built from src/main.ts) in a child process on a free port; resolves once it is ready. */
-export async function startService(env: Record<string, string>): Promise<Service> {
-  const [cmd, args] = builtNode('main');
+/**
+ * The real entry point (dist/main.js, built from src/main.ts) in a child process on a free port; resolves
+ * once it is ready. `wrap` runs it under another command (e.g. `unshare` for a private mount).
+ */
+export async function startService(env: Record<string, string>, wrap: string[] = []): Promise<Service> {
+  const [node, nodeArgs] = builtNode('main');
+  const [cmd, ...args] = [...wrap, node, ...nodeArgs] as [string, ...string[]];
   const child = spawn(cmd, args, {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },

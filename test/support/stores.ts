@@ -32,4 +32,5 @@ export async function stateSettings(engine: Engine): Promise<{ STATE_DIR: string
   return engine === 'postgres' ? { STATE_DIR: tempStateDir(), STATE_URL: await freshPostgresUrl() } : { STATE_DIR: tempStateDir() };
 }
 
-export const openStore = (s: { STATE_DIR: string; STATE_URL?: string }): Promise<RunStore> => openRunStore(s.STATE_URL, s.STATE_DIR);
+export const openStore = (s: { STATE_DIR: string; STATE_URL?: string }): Promise<RunStore> =>
+  openRunStore({ stateUrl: s.STATE_URL, stateDir: s.STATE_DIR, waitMs: 0, freshIfUnusable: false });

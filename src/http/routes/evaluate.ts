@@ -22,6 +22,7 @@ export const evaluateRoutes =
     app.post(
       '/evaluate-text',
       {
+        config: { compute: true },
         schema: {
           operationId: 'evaluateText',
           tags: ['WikiHowAgent'],
@@ -39,6 +40,7 @@ export const evaluateRoutes =
     app.post(
       '/evaluate-text/corpus',
       {
+        config: { compute: true },
         schema: {
           operationId: 'evaluateTextCorpus',
           tags: ['WikiHowAgent'],
@@ -56,6 +58,7 @@ export const evaluateRoutes =
     app.post(
       '/evaluate-dialogue',
       {
+        config: { compute: true },
         schema: {
           operationId: 'evaluateDialogue',
           tags: ['WikiHowAgent'],
@@ -78,6 +81,7 @@ export const evaluateRoutes =
     app.post(
       '/evaluate-plan',
       {
+        config: { compute: true },
         schema: {
           operationId: 'evaluatePlan',
           tags: ['PersonalPlan'],

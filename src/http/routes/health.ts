@@ -49,18 +49,18 @@ export const healthRoutes =
           security: [],
           tags: ['service'],
           summary:
-            'Readiness: the plan scorer passed its start-up self-check, the run state is sound, the service is not shutting down and its work queue is not full',
+            'Readiness: the plan scorer passed its start-up self-check, the run state is sound and reachable, the service is not shutting down and its work queue is not full',
           description: '`ready` is about the core (plan scoring, runs) and the pool; each model-backed capability reports its own state.',
           response: { 200: ReadySchema, 503: ReadySchema },
         },
       },
       async (_req, reply) => {
         const status = pool.status();
-        const damage = store.damage();
+        const problem = await store.check();
         const state = !readiness.ready
           ? readiness
-          : damage
-            ? { ready: false, reason: damage }
+          : problem
+            ? { ready: false, reason: problem }
             : status.saturated
               ? { ready: false, reason: `saturated: ${status.queued} tasks wait for ${status.workers} workers (MAX_QUEUE=${status.max_queue})` }
               : readiness;

@@ -11,6 +11,7 @@ export const openRlhfRoute =
     app.post(
       '/openrlhf/reward',
       {
+        config: { compute: true },
         schema: {
           operationId: 'openrlhfReward',
           tags: ['trainers'],

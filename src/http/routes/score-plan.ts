@@ -24,6 +24,7 @@ export const scorePlanRoute =
     app.post(
       '/score-plan',
       {
+        config: { compute: true },
         validatorCompiler,
         schema: {
           operationId: 'scorePlan',

@@ -13,6 +13,7 @@ export const traceKnowledgeRoute =
     app.post(
       '/trace-knowledge',
       {
+        config: { compute: true },
         schema: {
           operationId: 'traceKnowledge',
           tags: ['Traver'],
@@ -40,6 +41,7 @@ export const traceKnowledgeRoute =
       fit.post(
         '/trace-knowledge/fit',
         {
+          config: { compute: true },
           validatorCompiler,
           schema: {
             operationId: 'fitKnowledgeTracing',

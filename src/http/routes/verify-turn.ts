@@ -11,6 +11,7 @@ export const verifyTurnRoute =
     app.post(
       '/verify-turn',
       {
+        config: { compute: true },
         schema: {
           operationId: 'verifyTurn',
           tags: ['Traver'],

@@ -13,6 +13,15 @@ type Input<K extends TaskName> = Parameters<(typeof Tasks)[K]>[0];
 // 'Napi::Error'"), so these are stopped cooperatively instead: the request is answered at once, the task
 // sees its cancel flag before it starts and, in graph edit distance, during the search.
 const NATIVE: ReadonlySet<TaskName> = new Set<TaskName>(['loadTask', 'verifyTask', 'traceTask', 'evaluateDialogueTask', 'evaluatePlansTask']);
+
+// The long lane: the tasks of the evaluation routes (graph edit distance, a long dialogue's metrics, text
+// scores over many or long texts) and of fitting a log, which may keep a worker for seconds. At most
+// longLane(workers) of them are handed to piscina at once, the others wait here in arrival order, so the
+// tasks of the routes called at every step of training or tutoring (scoring, verifying, tracing) always find
+// a worker, or wait only behind each other.
+const LONG: ReadonlySet<TaskName> = new Set<TaskName>(['evaluatePlansTask', 'evaluateDialogueTask', 'textScoresTask', 'corpusScoresTask', 'fitJsonTask']);
+/** Long tasks that may hold workers at once: all but one, so that one is always left to the others; with one worker, that one. */
+export const longLane = (workers: number): number => Math.max(1, workers - 1);
 type Output<K extends TaskName> = Exclude<Awaited<ReturnType<(typeof Tasks)[K]>>, TaskFailure>;
 
 interface PoolStatus {
@@ -23,7 +32,7 @@ interface PoolStatus {
   /** Tasks waiting for a worker. */
   queued: number;
   max_queue: number;
-  /** Every worker busy and the queue full: the next task is refused. */
+  /** Every worker busy and the queue full: the next task that is not long is refused. */
   saturated: boolean;
   /** Share of the pool's capacity in use since start (piscina's utilization). */
   utilization: number;
@@ -69,6 +78,8 @@ export interface PoolOptions {
   onWorkerError: (e: Error) => void;
   /** The workers' shared model flags (model-flags.ts); a test passes its own to watch and hold their loads. */
   models?: Int32Array;
+  /** A test's hold on the long lane's tasks (hold.ts). */
+  hold?: Int32Array;
 }
 
 // Per worker. At 16 MiB much of a worker's time went to scavenges and promotions while judging plans;
@@ -125,14 +136,35 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
   // The bound is kept here rather than by piscina's maxQueue, so that what /ready reports is what admission
   // decides; closing stops and awaits them.
   const live = new Map<Int32Array, Promise<unknown>>();
+  // Long tasks handed to piscina and not settled, and those waiting for their turn (LONG).
+  const longMax = longLane(o.workers);
+  let longHanded = 0;
+  const lane: Array<{ start: () => void; drop: (reason: unknown) => void }> = [];
   const collections: Collections = { count: 0, heapBytes: 0, freedBytes: 0, replaced: 0 };
   let worked = false;
   let closing = false;
   let replacing: Promise<void> | undefined;
   let idle: NodeJS.Timeout | undefined;
-  const track = (name: TaskName, input: unknown, options: { signal?: AbortSignal; transferList?: ArrayBuffer[] } = {}) => {
+  const track = (name: TaskName, input: unknown, signal?: AbortSignal, transferList: ArrayBuffer[] = []) => {
     const cancel = new Int32Array(new SharedArrayBuffer(4));
-    const task = pool.run({ name, input, cancel }, options);
+    const long = LONG.has(name);
+    const hand = () => {
+      // A task that may be in native code gets no signal: piscina would terminate its worker (NATIVE).
+      const handed = pool.run(
+        { name, input, cancel, hold: long ? o.hold : undefined },
+        NATIVE.has(name) || !signal ? { transferList } : { signal, transferList },
+      );
+      if (long) {
+        longHanded++;
+        const next = () => {
+          longHanded--;
+          lane.shift()?.start();
+        };
+        handed.then(next, next);
+      }
+      return handed;
+    };
+    const task = !long || longHanded < longMax ? hand() : inLane(hand, signal);
     clearTimeout(idle);
     // The worker is busy until the task settles, even when its request was answered before.
     live.set(
@@ -149,6 +181,24 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
     );
     return { task, cancel };
   };
+  // A long task waits for its turn here, or until its request is abandoned (then it never reaches a worker).
+  const inLane = (hand: () => Promise<unknown>, signal?: AbortSignal) =>
+    new Promise<unknown>((resolve, reject) => {
+      const entry = {
+        start: () => {
+          signal?.removeEventListener('abort', abandon);
+          resolve(hand());
+        },
+        drop: (reason: unknown) => {
+          signal?.removeEventListener('abort', abandon);
+          lane.splice(lane.indexOf(entry), 1);
+          reject(reason);
+        },
+      };
+      const abandon = () => entry.drop(signal?.reason);
+      signal?.addEventListener('abort', abandon, { once: true });
+      lane.push(entry);
+    });
   // One task per worker: piscina gives each to the least busy worker, and every worker is idle here.
   const aboveBound = () => process.memoryUsage.rss() > o.idleRssMb * 2 ** 20;
   const collect = async () => {
@@ -196,10 +246,17 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
     workers: o.workers,
     async run(name, input, signal, transfer = []) {
       if (signal.aborted) throw signal.reason;
-      if (live.size - o.workers >= o.maxQueue) throw new Overloaded(`all ${o.workers} workers are busy and ${o.maxQueue} tasks wait (MAX_QUEUE)`);
+      // Refused when it would wait with MAX_QUEUE tasks ahead of it: those waiting for a worker, and for a long
+      // task those in its lane too. Long tasks thus never get a task that is not long refused.
+      const long = LONG.has(name);
+      const waiting = Math.max(0, live.size - lane.length - o.workers);
+      if (long && longHanded >= longMax && waiting + lane.length >= o.maxQueue) {
+        throw new Overloaded(`${longHanded} long tasks run, as many as ${o.workers} workers allow, and ${waiting + lane.length} tasks wait (MAX_QUEUE)`);
+      }
+      if (live.size - lane.length - o.workers >= o.maxQueue) throw new Overloaded(`all ${o.workers} workers are busy and ${o.maxQueue} tasks wait (MAX_QUEUE)`);
       const native = NATIVE.has(name);
       worked = true;
-      const { task, cancel } = track(name, input, native ? { transferList: transfer } : { signal, transferList: transfer });
+      const { task, cancel } = track(name, input, signal, transfer);
       const onAbort = () => Atomics.store(cancel, 0, 1);
       signal.addEventListener('abort', onAbort, { once: true });
       try {
@@ -218,14 +275,14 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
       }
     },
     status() {
-      const running = Math.min(live.size, o.workers);
-      const queued = live.size - running;
+      const handed = live.size - lane.length;
+      const running = Math.min(handed, o.workers);
       return {
         workers: o.workers,
         running,
-        queued,
+        queued: live.size - running,
         max_queue: o.maxQueue,
-        saturated: queued >= o.maxQueue && running === o.workers,
+        saturated: handed - o.workers >= o.maxQueue,
         utilization: Number(pool.utilization.toFixed(4)),
       };
     },
@@ -236,6 +293,7 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
       closing = true;
       clearTimeout(idle);
       for (const cancel of live.keys()) Atomics.store(cancel, 0, 1);
+      for (const waiting of [...lane]) waiting.drop(new Overloaded('the service is closing'));
       await Promise.all([...live.values(), closeLoads(settings.models)]);
       await pool.destroy();
     },

@@ -124,7 +124,7 @@ export function evaluatePlansTask(input: { body: EvaluatePlanRequest; limits: Pl
       embed: (texts) => e.embed(texts),
       deltaTbq: options?.delta_tbq,
       kappa: options?.kappa,
-      gedTimeoutMs: options?.ged_timeout_ms,
+      gedBudget: options?.ged_budget,
       palette,
       stop,
     });

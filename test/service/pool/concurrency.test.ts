@@ -4,15 +4,15 @@ import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { EXAMPLE_SCORE_REQUEST } from '../../../src/contracts/examples.js';
 import { readyWhen, testApp } from '../../support/app.js';
-import { densePlan } from '../../support/plans.js';
+import { GED_BUDGET } from '../../../src/contracts/evaluate-plan.js';
+import { densePlan, randomDensePlan } from '../../support/plans.js';
 
-// Ten graph edit distances between dense 20-step plans (4 against gold, 6 between them), each searching up
-// to its per-pair bound: at 15 steps some pairs finished well inside it on a fast hour (857 ms in all at
-// 500 ms), and the tests below need the request still running.
-const slowGed = (gedMs: number, deadlineMs?: number) => ({
-  plans: [1, 2, 4, 5].map((seed) => ({ plan: densePlan(20, seed) })),
-  gold: densePlan(20, 3),
-  options: { ged_timeout_ms: gedMs, ...(deadlineMs ? { deadline_ms: deadlineMs } : {}) },
+// Ten graph edit distances between random dense 15-step plans (4 against gold, 6 between them), none of
+// which its search can finish: the request spends its whole GED budget, and the tests below need it running.
+const slowGed = (budget: number, deadlineMs?: number) => ({
+  plans: [1, 2, 3, 4].map((seed) => ({ plan: randomDensePlan(15, seed) })),
+  gold: randomDensePlan(15, 9),
+  options: { ged_budget: budget, ...(deadlineMs ? { deadline_ms: deadlineMs } : {}) },
 });
 
 /** A listening app whose workers have loaded the encoder, so no timing below includes model loading. */
@@ -28,6 +28,7 @@ async function listening(overrides: Parameters<typeof testApp>[0]): Promise<{ ap
   }
   return { app, base };
 }
+const trace = (text: string) => ({ kcs: [{ id: 'loop', text: 'loops over a list', kind: 'step' }], context: [{ role: 'student', text }] });
 const post = (base: string, path: string, body: unknown, signal?: AbortSignal) =>
   fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
 
@@ -35,7 +36,7 @@ t.test('/health answers while a slow graph-edit-distance request runs', async (t
   const { app, base } = await listening({ WORKERS: 2 });
   t.teardown(() => app.close());
   let finished = false;
-  const slow = post(base, '/evaluate-plan', slowGed(500)).then(async (r) => {
+  const slow = post(base, '/evaluate-plan', slowGed(GED_BUDGET.default / 2)).then(async (r) => {
     finished = true;
     return r.status;
   });
@@ -55,11 +56,11 @@ t.test('/health answers while a slow graph-edit-distance request runs', async (t
 t.test('work past its deadline is stopped: 504 naming the deadline, and the worker is free again', async (t) => {
   const { app, base } = await listening({ WORKERS: 1 });
   t.teardown(() => app.close());
-  const res = await post(base, '/evaluate-plan', slowGed(5000, 400));
+  const res = await post(base, '/evaluate-plan', slowGed(GED_BUDGET.max, 400));
   t.equal(res.status, 504);
   const body = (await res.json()) as { message: string };
   t.match(body.message, /deadline of 400 ms/);
-  // Ten searches of up to 5 s each were left: the worker is free long before they would have ended.
+  // The most search work a request may ask for was left: the worker is free long before it would have been spent.
   t.match(await readyWhen(base, (p) => p.running === 0), { pool: { running: 0 } }, 'the stopped work leaves its worker');
   const next = await post(base, '/score-plan', { ...EXAMPLE_SCORE_REQUEST, run_id: null });
   t.equal(next.status, 200);
@@ -68,7 +69,7 @@ t.test('work past its deadline is stopped: 504 naming the deadline, and the work
 t.test('the server deadline bounds every request; a body deadline cannot raise it', async (t) => {
   const { app, base } = await listening({ WORKERS: 1, REQUEST_DEADLINE_MS: 300 });
   t.teardown(() => app.close());
-  const res = await post(base, '/evaluate-plan', slowGed(5000, 60_000));
+  const res = await post(base, '/evaluate-plan', slowGed(GED_BUDGET.max, 60_000));
   t.equal(res.status, 504);
   t.match(((await res.json()) as { message: string }).message, /deadline of 300 ms/);
 });
@@ -77,17 +78,18 @@ t.test('a full queue sheds at once with Retry-After, and /ready says the pool is
   const { app, base } = await listening({ WORKERS: 1, MAX_QUEUE: 1 });
   t.teardown(() => app.close());
   let busyDone = false;
-  const busy = post(base, '/evaluate-plan', slowGed(300)).then((r) => {
+  const busy = post(base, '/evaluate-plan', slowGed(GED_BUDGET.default / 4)).then((r) => {
     busyDone = true;
     return r;
   });
   await readyWhen(base, (p) => p.running === 1);
-  const queued = post(base, '/evaluate-text', { hypothesis: 'a b c', references: ['a b c'] });
+  // Not long tasks: with one worker, the long lane has it, and they wait for a worker as any task would.
+  const queued = post(base, '/trace-knowledge', trace('a'));
   await readyWhen(base, (p) => p.queued === 1);
   const ready = await fetch(`${base}/ready`);
   t.equal(ready.status, 503, 'a load balancer routes elsewhere');
   t.match(await ready.json(), { ready: false, reason: /saturated/, pool: { workers: 1, running: 1, queued: 1, max_queue: 1, saturated: true } });
-  const shed = await post(base, '/evaluate-text', { hypothesis: 'x', references: ['y'] });
+  const shed = await post(base, '/trace-knowledge', trace('b'));
   t.notOk(busyDone, 'refused without waiting for the work ahead of it');
   t.equal(shed.status, 503);
   t.equal(shed.headers.get('retry-after'), '1');
@@ -100,7 +102,7 @@ t.test('a full queue sheds at once with Retry-After, and /ready says the pool is
 t.test('a client that disconnects takes its queued work with it', async (t) => {
   const { app, base } = await listening({ WORKERS: 1 });
   t.teardown(() => app.close());
-  const busy = post(base, '/evaluate-plan', slowGed(300));
+  const busy = post(base, '/evaluate-plan', slowGed(GED_BUDGET.default / 4));
   await readyWhen(base, (p) => p.running === 1);
   const leaving = new AbortController();
   const gone = post(base, '/trace-knowledge/fit', { rows: [{ user: 1, skill: 'a', correct: 1 }] }, leaving.signal).catch((e: Error) => e.name);

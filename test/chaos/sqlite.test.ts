@@ -1,0 +1,107 @@
+// The embedded state under what disks and operators do to it while the service runs: the disk fills up
+// (a 4 MiB tmpfs as STATE_DIR, in a private mount namespace), and runs.sqlite is deleted, truncated,
+// overwritten or replaced. A full disk is a 503 worth retrying that heals by itself once there is room;
+// a changed file is found on its next use (or the next /ready), 503 state_damaged, and nothing more is
+// written to it. Scoring without a run goes on throughout.
+import { randomBytes } from 'node:crypto';
+import { closeSync, copyFileSync, openSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
+import type { RunView } from '../../src/contracts/runs.js';
+import { tempStateDir, testApp, until } from '../support/app.js';
+import { startService } from '../support/service.js';
+
+const inRun = (key: string, step = 0) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', 'idempotency-key': key },
+  body: JSON.stringify({ ...EXAMPLE_SCORE_REQUEST, run_id: 'r', step }),
+});
+const stateless = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...EXAMPLE_SCORE_REQUEST, run_id: null }) };
+
+t.test('a full disk: 503 store_unavailable and /ready 503 while it is full, back by itself once there is room', async (t) => {
+  const dir = tempStateDir();
+  // A private mount namespace (user namespace too, so no root is needed): the tmpfs goes with the process.
+  const svc = await startService({ STATE_DIR: dir, WORKERS: '1' }, [
+    'unshare',
+    '--user',
+    '--map-root-user',
+    '--mount',
+    '--propagation',
+    'private',
+    'sh',
+    '-c',
+    'mount -t tmpfs -o size=4m tmpfs "$0" && exec "$@"',
+    dir,
+  ]);
+  t.teardown(() => svc.child.kill('SIGKILL'));
+  // The service's view of STATE_DIR, through its own mount namespace.
+  const seen = `/proc/${svc.child.pid}/root${dir}`;
+  t.ok(statSync(join(seen, 'runs.sqlite')).isFile());
+  const post = (init: RequestInit) => fetch(`${svc.base}/score-plan`, init);
+  t.equal((await post(inRun('a'))).status, 200);
+
+  const filler = join(seen, 'filler');
+  const fd = openSync(filler, 'w');
+  try {
+    for (const chunk = Buffer.alloc(64 * 1024, 1); ; ) writeSync(fd, chunk);
+  } catch (e) {
+    t.equal((e as NodeJS.ErrnoException).code, 'ENOSPC', 'the disk is full');
+  } finally {
+    closeSync(fd);
+  }
+  const full = await post(inRun('b'));
+  t.equal(full.status, 503);
+  t.equal(full.headers.get('retry-after'), '1');
+  t.match(await full.json(), { code: 'store_unavailable', message: /cannot be written \(SQLITE_FULL.*nothing was recorded, retry later/ });
+  const ready = await fetch(`${svc.base}/ready`);
+  t.equal(ready.status, 503);
+  t.match(await ready.json(), { ready: false, reason: /SQLITE_FULL|disk of STATE_DIR is full/ });
+  t.equal((await post(stateless)).status, 200, 'scoring without a run goes on');
+  t.equal((await fetch(`${svc.base}/health`)).status, 200);
+
+  rmSync(filler);
+  await until('ready again', async () => (await fetch(`${svc.base}/ready`)).status === 200);
+  t.equal((await post(inRun('b'))).status, 200);
+  t.equal((await post(inRun('b'))).status, 200, 'its retry');
+  const run = (await (await fetch(`${svc.base}/runs/r`)).json()) as RunView;
+  t.equal(run.open_step?.requests, 2, 'a and b, each counted once');
+  t.ok(svc.lines.some((l) => l.msg === 'run state store is back'));
+  t.equal(svc.child.exitCode, null);
+});
+
+const changes: Record<string, (file: string) => void> = {
+  deleted: (file) => unlinkSync(file),
+  truncated: (file) => truncateSync(file, Math.floor(statSync(file).size / 2)),
+  // Random bytes over the first 80 % of the file, as a stray dd would write them.
+  overwritten: (file) => {
+    const fd = openSync(file, 'r+');
+    writeSync(fd, randomBytes(Math.floor(statSync(file).size * 0.8)), 0, undefined, 0);
+    closeSync(fd);
+  },
+  replaced: (file) => {
+    copyFileSync(file, `${file}.copy`);
+    renameSync(`${file}.copy`, file);
+  },
+};
+const found = { deleted: /was deleted/, truncated: /was truncated/, overwritten: /header overwritten|is damaged/, replaced: /was replaced by another file/ };
+
+for (const [what, change] of Object.entries(changes)) {
+  t.test(`runs.sqlite ${what} while running: found at once, 503 state_damaged, /ready 503`, async (t) => {
+    const dir = tempStateDir();
+    const app = await testApp({ STATE_DIR: dir });
+    t.teardown(() => app.close());
+    const send = (key: string) => app.inject({ method: 'POST', url: '/score-plan', headers: { 'idempotency-key': key }, payload: JSON.parse(inRun(key).body) });
+    t.equal((await send('a')).statusCode, 200);
+    change(join(dir, 'runs.sqlite'));
+
+    const ready = await app.inject({ method: 'GET', url: '/ready' });
+    t.equal(ready.statusCode, 503, 'found by the readiness probe, before any request');
+    t.match(ready.json().reason, found[what as keyof typeof found]);
+    const after = await send('b');
+    t.equal(after.statusCode, 503);
+    t.match(after.json(), { code: 'state_damaged', message: /runs\.sqlite in STATE_DIR.*restore it from a backup/ });
+    t.equal((await app.inject({ method: 'GET', url: '/runs/r' })).json().code, 'state_damaged');
+    t.equal((await app.inject({ method: 'POST', url: '/score-plan', payload: { ...EXAMPLE_SCORE_REQUEST, run_id: null } })).statusCode, 200, 'stateless');
+  });
+}
