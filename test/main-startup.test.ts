@@ -138,7 +138,7 @@ t.test('PostgreSQL unreachable at start: the service waits (STATE_WAIT_MS), logg
   oneLine(
     t,
     await startFails({ STATE_URL: url.toString(), STATE_WAIT_MS: '0' }),
-    /cannot use the PostgreSQL database of STATE_URL after waiting 0 s \(STATE_WAIT_MS\): .*(ECONNREFUSED|Connection terminated)/,
+    /cannot use the PostgreSQL database of STATE_URL after waiting 0 s \(STATE_WAIT_MS\): .*(ECONNREFUSED|ECONNRESET|Connection terminated)/,
   );
 
   const starting = startService({ STATE_DIR: tempStateDir(), STATE_URL: url.toString(), STATE_WAIT_MS: '60000', WORKERS: '1' });
