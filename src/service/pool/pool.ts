@@ -5,6 +5,7 @@ import type { TaskFailure, WorkerSettings } from '../tasks/index.js';
 import type { TaskName } from './worker.js';
 import { Overloaded, ServiceError, untilAborted } from '../../common/errors.js';
 import { closeLoads, modelFlags } from './model-flags.js';
+import { collectTask } from '../tasks/memory.js';
 
 type Input<K extends TaskName> = Parameters<(typeof Tasks)[K]>[0];
 
@@ -209,7 +210,12 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
     if (closing || !worked || live.size > 0) return;
     worked = false;
     if (!aboveBound()) return;
-    const heaps = await Promise.all(Array.from({ length: o.workers }, () => track('collectTask', null).task as Promise<Output<'collectTask'>>)).catch(() => []);
+    const collecting = Promise.all(Array.from({ length: o.workers }, () => track('collectTask', null).task as Promise<Output<'collectTask'>>)).catch(() => []);
+    // The main thread's heap too, meanwhile: after heavy traffic it holds pages its live objects no longer
+    // need until V8's memory reducer gets to them, well into the rest, so the process could stay above the
+    // bound after its workers were replaced. One full collection gives them back at once.
+    await collectTask(null, () => false);
+    const heaps = await collecting;
     if (heaps.length === 0) return;
     collections.count++;
     collections.heapBytes = heaps.reduce((n, h) => n + h.after, 0);
