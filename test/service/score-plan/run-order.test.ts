@@ -27,6 +27,7 @@ t.test('a slow request of step 0 counts into step 0 even when a quick step-1 req
   await readyWhen(base, (p) => settled || p.running + p.queued > 0);
   const small = post(base, { ...EXAMPLE_SCORE_REQUEST, run_id: 'order', step: 1 });
   const [a, b] = await Promise.all([big, small]);
+  t.same([a.status, b.status], [200, 200], JSON.stringify([a.body, b.body]).slice(0, 500));
   t.match(a.body.run, { step: 0, status: 'open', counted: true });
   t.match(b.body.run, { step: 1, status: 'open', counted: true });
   t.match(b.body.run.finalized, [{ step: 0, plans: 1024, requests: 1 }], 'step 0 folded once, with all its plans, by the later request');
