@@ -68,6 +68,9 @@ export async function testApp(overrides: Partial<Config> = {}): Promise<FastifyI
   return built.app;
 }
 
+/** `ms`, longer in proportion when the machine has more runnable processes than cores: a busy machine makes a wait slow, not wrong. */
+const loadScaled = (ms: number): number => Math.round(ms * Math.max(1, loadavg()[0]! / availableParallelism()));
+
 interface PoolStatus {
   running: number;
   queued: number;
@@ -78,7 +81,7 @@ interface PoolStatus {
  * have reached the pool (a fixed pause can be outrun by a loaded machine).
  */
 export async function readyWhen(base: string, pred: (pool: PoolStatus) => boolean, ms = 10_000): Promise<{ pool: PoolStatus }> {
-  const end = performance.now() + ms;
+  const end = performance.now() + loadScaled(ms);
   for (;;) {
     const body = (await (await fetch(`${base}/ready`)).json()) as { pool: PoolStatus };
     if (pred(body.pool) || performance.now() > end) return body;
@@ -97,12 +100,9 @@ export function metricValue(text: string, series: string): number {
 export const appMetric = async (app: FastifyInstance, series: string): Promise<number> =>
   metricValue((await app.inject({ method: 'GET', url: '/metrics' })).body, series);
 
-/**
- * Polls `ok` every 50 ms until it holds; throws naming `what` after `ms`, longer in proportion when the
- * machine has more runnable processes than cores (a busy machine makes a wait slow, not wrong).
- */
+/** Polls `ok` every 50 ms until it holds; throws naming `what` after `ms` (load-scaled). */
 export async function until(what: string, ok: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const limit = Math.round(ms * Math.max(1, loadavg()[0]! / availableParallelism()));
+  const limit = loadScaled(ms);
   for (const end = performance.now() + limit; performance.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await ok()) return;
   throw new Error(`${what}: not within ${limit} ms`);
 }
