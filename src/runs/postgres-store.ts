@@ -115,6 +115,33 @@ async function readOpenStep(rows: Rows, id: string): Promise<OpenStep | null> {
   return r ? openStep(r) : null;
 }
 
+/** Applies the migrations this database lacks, once across replicas starting together (MIGRATION_LOCK). */
+async function migrate(pool: pg.Pool): Promise<void> {
+  const c = await pool.connect();
+  // A lost connection fails the query under way; its 'error' event must not also end the process.
+  const ignore = () => undefined;
+  c.on('error', ignore);
+  try {
+    await c.query('BEGIN');
+    await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await c.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    const { rows } = await c.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
+    const version = rows[0]?.v ?? 0;
+    if (version > MIGRATIONS.length) throw new Error(`state database schema ${version} is newer than this service (${MIGRATIONS.length})`);
+    for (let v = version; v < MIGRATIONS.length; v++) {
+      await c.query(MIGRATIONS[v]!);
+      await c.query('INSERT INTO schema_migrations (version) VALUES ($1)', [v + 1]);
+    }
+    await c.query('COMMIT');
+  } catch (e) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  } finally {
+    c.off('error', ignore);
+    c.release(true);
+  }
+}
+
 /**
  * Run state in PostgreSQL, shared by every replica. A run's changes hold a transaction-level advisory lock
  * on its id (`pg_advisory_xact_lock`), taken before anything is read: one run's bookkeeping is serialized
@@ -153,50 +180,28 @@ export class PostgresRunStore implements RunStore {
     for (let attempt = 1; ; attempt++) {
       // A server that accepts the connection and never answers must not hang start-up or a request.
       const pool = new pg.Pool({ connectionString: url, max: 8, types, connectionTimeoutMillis: 5_000, keepAlive: true });
-      const store = new PostgresRunStore(pool, events);
+      // Until the store takes the pool over, an idle client's error shows as the migration's own failure.
+      const ignore = () => undefined;
+      pool.on('error', ignore);
       try {
-        await store.migrate();
-        return store;
+        await migrate(pool);
+        pool.off('error', ignore);
+        return new PostgresRunStore(pool, events);
       } catch (e) {
         await pool.end().catch(() => undefined);
         // The URL is not repeated: it usually carries a password.
         const code = (e as { code?: string }).code;
         const why = `${(e as Error).message}${code && !(e as Error).message.includes(code) ? ` (${code})` : ''}`;
         const waited = Date.now() - started;
-        if (!worthWaiting(e) || waited >= waitMs) {
-          const after = worthWaiting(e) ? ` after waiting ${Math.round(waited / 1000)} s (STATE_WAIT_MS)` : '';
+        const waiting = worthWaiting(e);
+        if (!waiting || waited >= waitMs) {
+          const after = waiting ? ` after waiting ${Math.round(waited / 1000)} s (STATE_WAIT_MS)` : '';
           throw new StateUnusable(`cannot use the PostgreSQL database of STATE_URL${after}: ${why}`);
         }
         const pause = Math.min(500 * 2 ** (attempt - 1), 5_000, waitMs - waited);
         events({ kind: 'waiting', reason: `the PostgreSQL database of STATE_URL cannot be reached (${why}); attempt ${attempt}, next in ${pause} ms` });
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
-    }
-  }
-
-  private async migrate(): Promise<void> {
-    const c = await this.pool.connect();
-    // A lost connection fails the query under way; its 'error' event must not also end the process.
-    const ignore = () => undefined;
-    c.on('error', ignore);
-    try {
-      await c.query('BEGIN');
-      await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-      await c.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-      const { rows } = await c.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
-      const version = rows[0]?.v ?? 0;
-      if (version > MIGRATIONS.length) throw new Error(`state database schema ${version} is newer than this service (${MIGRATIONS.length})`);
-      for (let v = version; v < MIGRATIONS.length; v++) {
-        await c.query(MIGRATIONS[v]!);
-        await c.query('INSERT INTO schema_migrations (version) VALUES ($1)', [v + 1]);
-      }
-      await c.query('COMMIT');
-    } catch (e) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw e;
-    } finally {
-      c.off('error', ignore);
-      c.release(true);
     }
   }
 

@@ -146,8 +146,10 @@ export class SqliteRunStore implements RunStore {
     try {
       db = this.openDatabase();
     } catch (e) {
-      if (!options.freshIfUnusable || /newer than this service/.test((e as Error).message)) {
-        const fresh = /newer than this service/.test((e as Error).message) ? '' : ', or set STATE_FRESH_IF_UNUSABLE=true to move it aside and start empty';
+      // A newer schema is an upgrade to finish, not a file to move aside.
+      const newer = /newer than this service/.test((e as Error).message);
+      if (!options.freshIfUnusable || newer) {
+        const fresh = newer ? '' : ', or set STATE_FRESH_IF_UNUSABLE=true to move it aside and start empty';
         throw unusable(`runs.sqlite cannot be used (${(e as Error).message}); if it is damaged, restore it from a backup${fresh}`);
       }
       const aside = `runs.sqlite.unusable-${new Date().toISOString().replaceAll(':', '-')}`;
@@ -350,10 +352,9 @@ export class SqliteRunStore implements RunStore {
   private tx(id: string): RunTx {
     const s = this.stmt;
     return {
-      // One connection: inside the transaction, the plain reads see its writes.
-      run: () => this.getRun(id),
+      run: async () => this.readRun(id),
       saveRun: async (run) => void s.upsertRun.run(runColumns(run)),
-      openStep: () => this.openStep(id),
+      openStep: async () => this.readOpenStep(id),
       saveOpenStep: async (open) => void s.upsertOpen.run({ run_id: id, ...openStepColumns(open) }),
       addValues: async (step, raws, diversities) => void s.addValues.run({ run_id: id, step, ...valueColumns(raws, diversities) }),
       values: async (step) => stepValues(s.values.all(id, step)),
@@ -383,18 +384,24 @@ export class SqliteRunStore implements RunStore {
     };
   }
 
+  // One connection: inside a transaction, these plain reads see its writes; the transaction's use() has
+  // checked the file already.
+  private readRun(id: string): RunRecord | null {
+    const r = this.stmt.getRun.get(id);
+    return r ? runRecord(r) : null;
+  }
+
+  private readOpenStep(id: string): OpenStep | null {
+    const r = this.stmt.openStep.get(id);
+    return r ? openStep(r) : null;
+  }
+
   getRun(id: string): Promise<RunRecord | null> {
-    return this.use(() => {
-      const r = this.stmt.getRun.get(id);
-      return r ? runRecord(r) : null;
-    });
+    return this.use(() => this.readRun(id));
   }
 
   openStep(id: string): Promise<OpenStep | null> {
-    return this.use(() => {
-      const r = this.stmt.openStep.get(id);
-      return r ? openStep(r) : null;
-    });
+    return this.use(() => this.readOpenStep(id));
   }
 
   listRuns(after: string | null, limit: number): Promise<RunRecord[]> {

@@ -1,8 +1,8 @@
-import { availableParallelism, loadavg } from 'node:os';
 import { rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { buildApp } from '../../src/app.js';
+import { loadScaled } from './load.js';
 import { ConfigSchema, type Config } from '../../src/config.js';
 import { ErrorResponseSchema } from '../../src/contracts/errors.js';
 import { ReadySchema } from '../../src/http/routes/health.js';
@@ -67,9 +67,6 @@ export async function testApp(overrides: Partial<Config> = {}): Promise<FastifyI
   built.readiness.ready = true;
   return built.app;
 }
-
-/** `ms`, longer in proportion when the machine has more runnable processes than cores: a busy machine makes a wait slow, not wrong. */
-const loadScaled = (ms: number): number => Math.round(ms * Math.max(1, loadavg()[0]! / availableParallelism()));
 
 interface PoolStatus {
   running: number;

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import t from 'tap';
 import { ROOT } from './children.js';
+import { loadScaled } from './load.js';
 
 // Starting a tap process costs about 2 s of CPU before a test runs (tsx, tap's module hooks on a second
 // thread, coverage), more than most test files then take. The files that need no process of their own are
@@ -14,12 +14,8 @@ import { ROOT } from './children.js';
 /** What one test file may take on a quiet machine: tap's `timeout` (package.json). */
 const FILE_TIMEOUT_MS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { tap: { timeout: number } }).tap.timeout * 1000;
 
-/**
- * What one shared file may take now: FILE_TIMEOUT_MS, longer in proportion when the machine has more
- * runnable processes than cores (the one-minute load average), as scripts/with-coverage-sources.mjs gives
- * the files that run in a process of their own. A busy machine makes a file slow, not wrong.
- */
-const fileTimeoutMs = (): number => Math.round(FILE_TIMEOUT_MS * Math.max(1, loadavg()[0]! / availableParallelism()));
+/** What one shared file may take now: FILE_TIMEOUT_MS, load-scaled like the files in a process of their own. */
+const fileTimeoutMs = (): number => loadScaled(FILE_TIMEOUT_MS);
 
 /** The parts, by path prefix: a shared file belongs to the first part that claims it; `rest` takes the others. */
 const PARTS = { fuzz: ['test/http/fuzz'], http: ['test/http/'], runs: ['test/runs/'], metrics: ['test/metrics/', 'test/text/'], rest: [''] } as const;
