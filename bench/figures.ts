@@ -438,6 +438,81 @@ function renderProbes(r: BenchResult<ProbesFigures>): string {
   ].join('\n');
 }
 
+// --- bursts of single-sample OpenRLHF requests (bench/openrlhf-burst.ts) ---
+interface OpenRlhfBurstRun {
+  wall_s: number;
+  cpu_s: { service: number; clients: number };
+  none: number;
+  tries: Record<string, number>;
+  sample_ms: { p50: number; p99: number; max: number };
+  counted_plans: number;
+  counted_requests: number;
+}
+interface OpenRlhfBurstFigures {
+  upstream: string;
+  aiohttp: string;
+  python: string;
+  processes: number;
+  per_process: number;
+  samples: number;
+  samples_per_step: number;
+  tries_per_sample: number;
+  runs: OpenRlhfBurstRun[];
+}
+function renderOpenRlhfBurst(r: BenchResult<OpenRlhfBurstFigures>): string {
+  const s = r.figures;
+  // What the tries saw: statuses first (an error's body code beside it), then failures without a status.
+  const seen = (k: string) => {
+    const [status, code] = k.split(' ');
+    return /^\d+$/.test(status!) ? `${status}${code ? ` \`${code}\`` : ''}` : `\`${k}\``;
+  };
+  const tries = (t: Record<string, number>) =>
+    Object.entries(t)
+      .sort(([a], [b]) => Number(!/^\d/.test(a)) - Number(!/^\d/.test(b)) || a.localeCompare(b))
+      .map(([k, n]) => `${int(n)} × ${seen(k)}`)
+      .join(', ');
+  return [
+    `${measuredOn(r, 'npm run bench:openrlhf-burst')} ${s.processes} processes × ${int(s.per_process)} single-sample requests each, all sent at once as ` +
+      `${s.upstream}'s \`SingleTurnAgentExecutor\` sends them (aiohttp ${s.aiohttp} on Python ${s.python}: a session per try, ${s.tries_per_sample} tries 1 s apart, ` +
+      `reward None when all fail), into one run with \`samples_per_step\` ${int(s.samples_per_step)}; a fresh run and fresh plans each burst. ` +
+      'The clients share the machine with the service.',
+    '',
+    `| burst | reward None | what the tries saw | sample p50 / p99 (first try to final answer) | wall | CPU: service / clients | plans counted (of ${int(s.samples)}) |`,
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...s.runs.map(
+      (x, i) =>
+        `| ${i + 1} | ${int(x.none)} | ${tries(x.tries)} | ${f(x.sample_ms.p50 / 1000, 2)} / ${f(x.sample_ms.p99 / 1000, 2)} s | ${f(x.wall_s)} s | ${f(x.cpu_s.service)} / ${f(x.cpu_s.clients)} s | ${int(x.counted_plans)} |`,
+    ),
+  ].join('\n');
+}
+
+// --- the Python client's TRL reward function (bench/python-client.ts) ---
+interface PythonClientFigures {
+  batch: string;
+  python: string;
+  calls: number;
+  warmup_calls: number;
+  groups_in_request: number;
+  request_bytes: number;
+  response_bytes: number;
+  call_ms: { p50: number; p90: number };
+  json_floor_ms: { p50: number; p90: number };
+  call_to_floor_ratio: { p50: number; p10: number; p90: number };
+}
+function renderPythonClient(r: BenchResult<PythonClientFigures>): string {
+  const s = r.figures;
+  return [
+    `${measuredOn(r, 'npm run bench:python-client')} \`PlanReward\` called from Python ${s.python} as TRL calls it, ${s.batch} ` +
+      `(${s.groups_in_request} prompts, conversational, a profile column), one call per step into one run; ${s.calls} calls after ${s.warmup_calls} warm-up calls.`,
+    '',
+    '| figure | p50 | p90 |',
+    '| --- | --- | --- |',
+    `| a call, end to end | ${f(s.call_ms.p50)} ms | ${f(s.call_ms.p90)} ms |`,
+    `| its json floor: \`json.dumps\` of the request (${mb(s.request_bytes)} MB) + \`json.loads\` of the response (${mb(s.response_bytes)} MB) | ${f(s.json_floor_ms.p50)} ms | ${f(s.json_floor_ms.p90)} ms |`,
+    `| a call ÷ its json floor | ${f(s.call_to_floor_ratio.p50)} (p10 ${f(s.call_to_floor_ratio.p10)}) | ${f(s.call_to_floor_ratio.p90)} |`,
+  ].join('\n');
+}
+
 interface Block {
   /** The result file it renders: bench/results/<result>.json. */
   result: string;
@@ -462,6 +537,8 @@ export const BLOCKS: Record<string, Block> = {
   'concurrency-summary': block('concurrency', renderConcurrencySummary),
   'heavy-lane': block('heavy-lane', renderHeavyLane),
   probes: block('probes', renderProbes),
+  'openrlhf-burst': block('openrlhf-burst', renderOpenRlhfBurst),
+  'python-client': block('python-client', renderPythonClient),
 };
 
 const MARKER = /<!-- ([a-z0-9-]+)-figures:(start|end) -->/g;

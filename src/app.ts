@@ -64,7 +64,12 @@ export async function buildApp(config: Config): Promise<App> {
     // One log line per request, written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
-  manageConnections(app, { maxConnections: config.MAX_CONNECTIONS, maxPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS, trustProxy: trustProxy(config) });
+  manageConnections(app, {
+    maxConnections: config.MAX_CONNECTIONS,
+    maxPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS,
+    maxWaiting: config.MAX_WAITING_CONNECTIONS,
+    trustProxy: trustProxy(config),
+  });
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built from the zod-inferred types, so the compiler checks their shape; re-validating a
   // large response with zod at run time costs more than the scoring itself. Tests validate every response

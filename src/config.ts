@@ -57,10 +57,13 @@ export const ConfigSchema = z
     REQUEST_TIMEOUT_MS: int(60_000).describe('longest a client may take to send a whole request, body included (a body that never ends is cut → 408)'),
     KEEP_ALIVE_TIMEOUT_MS: int(72_000).describe('how long an idle keep-alive connection stays open (keep it above the load balancer’s idle timeout)'),
     MAX_CONNECTIONS: int(1024).describe(
-      'open connections at most; at the cap a new one closes the longest-idle keep-alive connection, and only when every one has a request under way is it answered 503 `too_many_connections` and closed (a few more are let in for `/health` and `/ready` alone)',
+      'open connections at most; at the cap a new one closes the longest-idle keep-alive connection, and when every one has a request under way it waits unread until one closes (a few more are let in for `/health` and `/ready` alone); past `MAX_WAITING_CONNECTIONS` waiting ones it is answered 503 `too_many_connections` and closed',
+    ),
+    MAX_WAITING_CONNECTIONS: int(8192).describe(
+      'connections that may wait, unread, for a place under `MAX_CONNECTIONS` or `MAX_CONNECTIONS_PER_ADDRESS` (a trainer sends thousands of one-sample requests at once); past it a new connection is answered 503 `too_many_connections`. Each waiting one holds a file descriptor',
     ),
     MAX_CONNECTIONS_PER_ADDRESS: int(256).describe(
-      'open connections from one client address at most (past it, as at `MAX_CONNECTIONS`: its own longest-idle one is closed, or the new one refused); connections from a `TRUST_PROXY` address are not counted per address, since every client behind the proxy arrives from it',
+      'open connections from one client address at most (past it, as at `MAX_CONNECTIONS`: its own longest-idle one is closed, or the new one waits for one of them to close); connections from a `TRUST_PROXY` address are not counted per address, since every client behind the proxy arrives from it',
     ),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino level: `fatal` … `trace`, `silent`'),
     BODY_LIMIT_BYTES: int(16 * 1024 * 1024).describe('request body limit → 413'),

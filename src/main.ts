@@ -10,7 +10,8 @@ async function start() {
     const config = loadConfig();
     const built = await buildApp(config);
     try {
-      await built.app.listen({ port: config.PORT, host: config.HOST });
+      // A trainer's burst connects thousands at once; the kernel caps the backlog at net.core.somaxconn.
+      await built.app.listen({ port: config.PORT, host: config.HOST, backlog: 4096 });
     } catch (e) {
       await built.app.close();
       const code = (e as NodeJS.ErrnoException).code;

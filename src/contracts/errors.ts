@@ -54,7 +54,7 @@ export const ERRORS = {
     status: 503,
     retryable: true,
     meaning:
-      'A new connection found `MAX_CONNECTIONS` open with requests under way (none idle to close), or its address already holding `MAX_CONNECTIONS_PER_ADDRESS`; answered at once and closed',
+      'A new connection found `MAX_CONNECTIONS` open with requests under way (none idle to close) and `MAX_WAITING_CONNECTIONS` already waiting for a place; answered at once and closed',
   },
   store_unavailable: {
     status: 503,

@@ -33,6 +33,11 @@ export const OpenRlhfQuerySchema = z.object({
     .max(Number.MAX_SAFE_INTEGER)
     .optional()
     .describe("The trainer's step, when the caller knows it (verl's global_steps): the samples count into it. Omitted: the run's automatic steps"),
+  count: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true')
+    .describe("false: scored with the run's current weights and counted nowhere (validation rollouts)"),
 });
 
 export const OpenRlhfResponseSchema = z
@@ -45,7 +50,13 @@ export const OpenRlhfResponseSchema = z
       ped: z.array(z.number()),
       gated: z.array(z.number()).describe('1 when the hard gate closed'),
       flagged: z.array(z.number()).describe('1 when the plan raised a gaming signal'),
-      step: z.array(z.number()).describe('The run step each sample was counted in'),
+      step: z.array(z.number()).describe('The run step each sample was counted in (with `count=false`, the step it would be counted in)'),
+      counted: z
+        .array(z.number())
+        .describe(
+          "1 when the sample counts toward its step's EMA; 0 when not: its step was already finalized (a resumed trainer replaying steps), or `count=false`",
+        ),
+      replayed: z.array(z.number()).describe('1 when the request was a retry of one already counted: answered again, not counted twice'),
       profile_ignored: z.array(z.number()).describe('1 when the label could not be read as a profile: the sample was scored without one'),
     }),
   })

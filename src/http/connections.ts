@@ -13,6 +13,9 @@ const PROBES = new Set(['/health', '/ready']);
 // How long a refused connection stays half-closed, unread, before it is destroyed: destroyed at once, the
 // request the client is still sending is answered by a reset, which can discard the 503 before it is read.
 const REFUSED_LINGER_MS = 1000;
+// A connection that has not begun its first request is not closed as idle this soon after it was let in: its
+// client has sent the request, but under a burst the event loop may not have read it yet.
+const FIRST_REQUEST_GRACE_MS = 1000;
 
 class TooManyConnections extends ServiceError {
   override name = 'TooManyConnections';
@@ -32,11 +35,16 @@ interface Connection {
   idleBytes: number;
   /** Let in past MAX_CONNECTIONS: serves the probes only, then closes. */
   probesOnly: boolean;
+  /** When it was let in (performance.now()), and whether a request has begun on it since. */
+  letInAt: number;
+  used: boolean;
 }
 
 export interface ConnectionLimits {
   maxConnections: number;
   maxPerAddress: number;
+  /** Connections that may wait for a place at once. */
+  maxWaiting: number;
   /** The proxies of TRUST_PROXY, or false. */
   trustProxy: string[] | false;
 }
@@ -46,10 +54,12 @@ export interface ConnectionLimits {
  * when the open ones were idle keep-alives, so a client holding idle sockets locked every other one out for
  * the keep-alive timeout. At MAX_CONNECTIONS (or MAX_CONNECTIONS_PER_ADDRESS for the new connection's
  * address) the connection idle the longest is closed to make room, as its keep-alive timeout would have;
- * only when every one has a request under way is the new one refused with 503.
+ * when every one has a request under way, the new one waits, unread, until one closes (a trainer's burst of
+ * one-sample requests is served, not shed); past MAX_WAITING_CONNECTIONS waiting, it is refused with 503.
  *
- * Idle means no request in flight and no byte received since the last answer (or since connecting): a
- * connection whose client has begun sending its next request is not closed under it.
+ * Idle means no request in flight and no byte received since the last answer (or, for one not yet used, since
+ * it was let in at least FIRST_REQUEST_GRACE_MS ago): a connection whose client has begun sending its next
+ * request is not closed under it.
  */
 export function manageConnections(app: FastifyInstance, limits: ConnectionLimits): void {
   // A proxy's connections carry every client behind it: capping them per address would cap the proxy as a
@@ -62,7 +72,7 @@ export function manageConnections(app: FastifyInstance, limits: ConnectionLimits
   // Orders the moments connections became idle.
   let clock = 0;
 
-  const idle = (c: Connection) => c.inFlight === 0 && c.socket.bytesRead === c.idleBytes;
+  const idle = (c: Connection) => c.inFlight === 0 && c.socket.bytesRead === c.idleBytes && (c.used || performance.now() - c.letInAt >= FIRST_REQUEST_GRACE_MS);
   const forget = (c: Connection) => {
     if (!bySocket.delete(c.socket)) return;
     (c.probesOnly ? reserve : admitted).delete(c);
@@ -82,38 +92,92 @@ export function manageConnections(app: FastifyInstance, limits: ConnectionLimits
   const refuse = (socket: Socket, message: string) => {
     socket.on('error', () => undefined);
     socket.end(rawAnswer('too_many_connections', message));
-    // Unread: Node's HTTP parser would otherwise hand the request to the app.
     socket.pause();
     setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
   };
 
-  app.server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress;
-    if (address === undefined) return; // already closed
+  /** Connections past a cap while every admitted one is busy, unread, in arrival order: let in as others close. */
+  const held: Array<{ socket: Socket; address: string }> = [];
+  /** Whether a connection from `address` may be let in now (closing an idle one if that makes room), and if not, which cap holds it. */
+  const admissible = (address: string, withProbe: boolean): 'yes' | 'probe' | 'address' | 'total' => {
     const same = byAddress.get(address);
-    if (same && same.size >= limits.maxPerAddress && !trusted(address, 0) && !evict(same)) {
-      return refuse(socket, `${same.size} connections from this address have requests under way (MAX_CONNECTIONS_PER_ADDRESS)`);
-    }
-    const probesOnly = admitted.size >= limits.maxConnections && !evict(admitted);
-    if (probesOnly && reserve.size >= PROBE_RESERVE && !evict(reserve)) {
-      return refuse(socket, `${admitted.size} connections have requests under way (MAX_CONNECTIONS)`);
-    }
-    const c: Connection = { socket, address, inFlight: 0, idleSince: clock++, idleBytes: 0, probesOnly };
+    if (same && same.size >= limits.maxPerAddress && !trusted(address, 0) && !evict(same)) return 'address';
+    if (admitted.size < limits.maxConnections || evict(admitted)) return 'yes';
+    return withProbe && (reserve.size < PROBE_RESERVE || evict(reserve)) ? 'probe' : 'total';
+  };
+  const admit = (socket: Socket, address: string, probesOnly: boolean) => {
+    const c: Connection = { socket, address, inFlight: 0, idleSince: clock++, idleBytes: 0, probesOnly, letInAt: performance.now(), used: false };
     bySocket.set(socket, c);
     (probesOnly ? reserve : admitted).add(c);
-    // Not `same`: closing the address's last connection above dropped that set.
     byAddress.set(address, (byAddress.get(address) ?? new Set()).add(c));
-    socket.once('close', () => forget(c));
-  });
+    socket.once('close', () => {
+      forget(c);
+      letHeldIn();
+    });
+  };
+  /** Lets in the held connections that fit now, oldest first. */
+  const letHeldIn = () => {
+    const full = new Set<string>();
+    for (let i = 0; i < held.length; ) {
+      const h = held[i]!;
+      const fits = full.has(h.address) ? 'address' : admissible(h.address, false);
+      if (fits === 'total') return;
+      if (fits !== 'yes') {
+        full.add(h.address);
+        i++;
+        continue;
+      }
+      held.splice(i, 1);
+      letIn(h.socket, h.address, false);
+      h.socket.resume();
+    }
+  };
+
+  // Admission runs before any 'connection' listener: a connection that must wait is kept from Node's HTTP
+  // parser (which reads a socket's handle directly, whatever the stream's pause says) until it is let in.
+  const server = app.server;
+  const emit = server.emit.bind(server);
+  const letIn = (socket: Socket, address: string, probesOnly: boolean) => {
+    admit(socket, address, probesOnly);
+    emit('connection', socket);
+  };
+  server.emit = ((event: string | symbol, ...args: unknown[]): boolean => {
+    const socket = args[0] as Socket;
+    const address = event === 'connection' ? socket.remoteAddress : undefined;
+    if (address === undefined) return emit(event as string, ...args); // not a connection, or one already closed
+    const fits = admissible(address, true);
+    if (fits === 'yes' || fits === 'probe') {
+      letIn(socket, address, fits === 'probe');
+      return true;
+    }
+    // A burst of requests (a trainer's thousands of one-sample reward calls) waits for a connection to close
+    // rather than being refused; past MAX_WAITING_CONNECTIONS waiting ones, a new connection is refused.
+    if (held.length >= limits.maxWaiting) {
+      refuse(socket, `${admitted.size} connections have requests under way and ${held.length} wait (MAX_WAITING_CONNECTIONS)`);
+      return true;
+    }
+    socket.pause();
+    const h = { socket, address };
+    held.push(h);
+    socket.on('error', () => undefined);
+    socket.once('close', () => {
+      const at = held.indexOf(h);
+      if (at >= 0) held.splice(at, 1);
+    });
+    return true;
+  }) as typeof server.emit;
   // Before the app's own listener, which may answer the request before another listener sees it.
   app.server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const c = bySocket.get(req.socket);
     if (c === undefined) return;
     c.inFlight++;
+    c.used = true;
     res.once('close', () => {
       if (--c.inFlight > 0) return;
       c.idleSince = clock++;
       c.idleBytes = c.socket.bytesRead;
+      // A connection kept alive while others wait for a place is closed for them, as a new one would close it.
+      if (held.length > 0) letHeldIn();
     });
   });
   app.addHook('onRequest', async (req, reply) => {

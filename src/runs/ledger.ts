@@ -13,12 +13,21 @@ import { isRefreshStep, refreshWeights, updateEma } from '../grpo/adaptive-weigh
 import type { AxisVector } from '../grpo/compose.js';
 import { orderIndependentMean } from '../grpo/stats.js';
 import { jsonPath } from '../common/json-path.js';
-import { scoringDefaultsOf, type ScoringDefaults, type Tally } from '../scoring/score-groups.js';
+import { scoringDefaultsOf, type ScoreSummary, type ScoringDefaults, type Tally } from '../scoring/score-groups.js';
 import type { OpenStep, RunRecord, RunStore, RunTx, StoredReceipt } from './store.js';
 import type { z } from 'zod';
 
 /** Where one scoring request landed in its run: its step, the weights its plans are composed with. */
 export type StepInfo = z.infer<typeof RunStepInfoSchema>;
+
+/** What the logs and metrics say of the run a request was counted in. */
+export const stepSummary = (run: StepInfo): ScoreSummary['run'] => ({
+  id: run.id,
+  step: run.step,
+  status: run.status,
+  weights: run.finalized.at(-1)?.weights_after ?? run.weights,
+  ema: run.finalized.at(-1)?.ema ?? null,
+});
 
 /** What counting a request came to. */
 export type Counted =
@@ -28,6 +37,16 @@ export type Counted =
   | { kind: 'conflict' }
   /** The run's λ_hard changed after the plans were judged: judge again with these defaults and retry. */
   | { kind: 'stale'; defaults: ScoringDefaults };
+
+/**
+ * An Idempotency receipt to look for, and to leave if none is found: `key`, or any of `alsoUnder` (the
+ * earlier time window of a key derived from a request's content).
+ */
+export interface ReceiptClaim {
+  key: string;
+  fingerprint: string;
+  alsoUnder?: readonly string[];
+}
 
 /** MAX_RUNS runs exist: a new one is refused, the existing ones keep working. */
 class RunQuotaExceeded extends ServiceError {
@@ -163,83 +182,113 @@ export class RunLedger {
    * run defaults its plans were judged with (λ_hard, reward profile); if the run's have changed since,
    * nothing is counted ('stale').
    */
-  count(
+  async count(
     id: string,
     step: number | undefined,
     tally: Tally,
     judgedWith: Pick<ScoringDefaults, 'lambda_hard' | 'reward_profile'>,
-    receipt?: { key: string; fingerprint: string },
+    receipt?: ReceiptClaim,
   ): Promise<Counted> {
-    return this.store.withRun(id, async (tx): Promise<Counted> => {
-      if (receipt) {
-        const known = await tx.receipt(receipt.key);
+    const out = await this.countMany(id, judgedWith, [{ step, tally, receipt }]);
+    return out.kind === 'stale' ? out : out.counted[0]!;
+  }
+
+  /**
+   * Several requests counted in one transaction, in the order given, each exactly as `count` would have
+   * counted it alone: the single-sample trainers' requests, gathered while earlier ones were being counted.
+   */
+  countMany(
+    id: string,
+    judgedWith: Pick<ScoringDefaults, 'lambda_hard' | 'reward_profile'>,
+    items: ReadonlyArray<{ step: number | undefined; tally: Tally; receipt?: ReceiptClaim | undefined }>,
+  ): Promise<{ kind: 'stale'; defaults: ScoringDefaults } | { kind: 'counted'; counted: Array<Exclude<Counted, { kind: 'stale' }>> }> {
+    return this.store.withRun(id, async (tx) => {
+      const existing = await tx.run();
+      if (existing) {
+        const defaults = scoringDefaultsOf(existing.config);
+        if (defaults.lambda_hard !== judgedWith.lambda_hard || defaults.reward_profile !== judgedWith.reward_profile) return { kind: 'stale', defaults };
+      }
+      const counted: Array<Exclude<Counted, { kind: 'stale' }>> = [];
+      for (const item of items) counted.push(await this.countIn(tx, id, item.step, item.tally, item.receipt));
+      return { kind: 'counted', counted };
+    });
+  }
+
+  private async countIn(
+    tx: RunTx,
+    id: string,
+    step: number | undefined,
+    tally: Tally,
+    receipt: ReceiptClaim | undefined,
+  ): Promise<Exclude<Counted, { kind: 'stale' }>> {
+    if (receipt) {
+      for (const key of [receipt.key, ...(receipt.alsoUnder ?? [])]) {
+        const known = await tx.receipt(key);
         if (known) return known.fingerprint === receipt.fingerprint ? { kind: 'replay', receipt: known } : { kind: 'conflict' };
       }
-      let run = await this.loadOrCreate(tx, id);
-      const defaults = scoringDefaultsOf(run.config);
-      if (defaults.lambda_hard !== judgedWith.lambda_hard || defaults.reward_profile !== judgedWith.reward_profile) return { kind: 'stale', defaults };
-      let open = await tx.openStep();
-      const finalized: HistoryRow[] = [];
-      const fold = async (o: OpenStep) => {
-        const { row, after } = await this.finalizeOpen(tx, run, o);
-        finalized.push(row);
-        run = after;
-        open = null;
+    }
+    let run = await this.loadOrCreate(tx, id);
+    const defaults = scoringDefaultsOf(run.config);
+    let open = await tx.openStep();
+    const finalized: HistoryRow[] = [];
+    const fold = async (o: OpenStep) => {
+      const { row, after } = await this.finalizeOpen(tx, run, o);
+      finalized.push(row);
+      run = after;
+      open = null;
+    };
+
+    // Which step, and whether the request joins the open one, opens a new one, or is late.
+    let target: { step: number; status: StepInfo['status']; weights: AxisVector; joins: boolean };
+    if (step === undefined) {
+      const sps = run.config.samples_per_step;
+      if (open?.auto && sps !== null && open.plans < sps) target = { step: open.step, status: 'auto', weights: open.weights, joins: true };
+      else {
+        const next = Math.max(run.last_finalized_step ?? -1, open?.step ?? -1) + 1;
+        if (open) await fold(open);
+        target = { step: next, status: 'auto', weights: run.weights, joins: false };
+      }
+    } else if (open && step === open.step) target = { step, status: 'open', weights: open.weights, joins: true };
+    else {
+      if (open && step > open.step) await fold(open);
+      if (!open && (run.last_finalized_step === null || step > run.last_finalized_step)) target = { step, status: 'open', weights: run.weights, joins: false };
+      // An earlier step: already finalized, or skipped. Weights in force when it began are those after the
+      // last finalized step before it.
+      else target = { step, status: 'late', weights: (await tx.weightsBefore(step)) ?? normalize(run.config.w0), joins: false };
+    }
+
+    if (target.status === 'late')
+      await tx.addLatePlans(target.step, tally.raws.length); // a skipped step has no row: a no-op
+    else {
+      const current: OpenStep = target.joins
+        ? open!
+        : {
+            step: target.step,
+            auto: target.status === 'auto',
+            weights: target.weights,
+            plans: 0,
+            gated: 0,
+            requests: 0,
+            gate_reasons: {},
+            flagged: 0,
+            gaming: {},
+          };
+      const grown: OpenStep = {
+        ...current,
+        plans: current.plans + tally.raws.length,
+        gated: current.gated + tally.gated,
+        requests: current.requests + 1,
+        gate_reasons: addCounts(current.gate_reasons, tally.gateReasons),
+        flagged: current.flagged === null ? null : current.flagged + tally.flagged,
+        gaming: current.gaming === null ? null : addCounts(current.gaming, tally.gaming),
       };
-
-      // Which step, and whether the request joins the open one, opens a new one, or is late.
-      let target: { step: number; status: StepInfo['status']; weights: AxisVector; joins: boolean };
-      if (step === undefined) {
-        const sps = run.config.samples_per_step;
-        if (open?.auto && sps !== null && open.plans < sps) target = { step: open.step, status: 'auto', weights: open.weights, joins: true };
-        else {
-          const next = Math.max(run.last_finalized_step ?? -1, open?.step ?? -1) + 1;
-          if (open) await fold(open);
-          target = { step: next, status: 'auto', weights: run.weights, joins: false };
-        }
-      } else if (open && step === open.step) target = { step, status: 'open', weights: open.weights, joins: true };
-      else {
-        if (open && step > open.step) await fold(open);
-        if (!open && (run.last_finalized_step === null || step > run.last_finalized_step))
-          target = { step, status: 'open', weights: run.weights, joins: false };
-        // An earlier step: already finalized, or skipped. Weights in force when it began are those after the
-        // last finalized step before it.
-        else target = { step, status: 'late', weights: (await tx.weightsBefore(step)) ?? normalize(run.config.w0), joins: false };
-      }
-
-      if (target.status === 'late')
-        await tx.addLatePlans(target.step, tally.raws.length); // a skipped step has no row: a no-op
-      else {
-        const current: OpenStep = target.joins
-          ? open!
-          : {
-              step: target.step,
-              auto: target.status === 'auto',
-              weights: target.weights,
-              plans: 0,
-              gated: 0,
-              requests: 0,
-              gate_reasons: {},
-              flagged: 0,
-              gaming: {},
-            };
-        const grown: OpenStep = {
-          ...current,
-          plans: current.plans + tally.raws.length,
-          gated: current.gated + tally.gated,
-          requests: current.requests + 1,
-          gate_reasons: addCounts(current.gate_reasons, tally.gateReasons),
-          flagged: current.flagged === null ? null : current.flagged + tally.flagged,
-          gaming: current.gaming === null ? null : addCounts(current.gaming, tally.gaming),
-        };
-        await tx.saveOpenStep(grown);
-        await tx.addValues(grown.step, tally.raws, tally.diversities);
-        if (grown.auto && (run.config.samples_per_step === null || grown.plans >= run.config.samples_per_step)) await fold(grown);
-      }
-      const info: StepInfo = { id, step: target.step, status: target.status, counted: target.status !== 'late', weights: target.weights, finalized };
-      const stored = receipt ? await tx.putReceipt(receipt.key, { fingerprint: receipt.fingerprint, run: info, defaults }) : undefined;
-      return { kind: 'counted', run: info, defaults, receipt: stored };
-    });
+      await tx.saveOpenStep(grown);
+      await tx.addValues(grown.step, tally.raws, tally.diversities);
+      if (grown.auto && (run.config.samples_per_step === null || grown.plans >= run.config.samples_per_step)) await fold(grown);
+    }
+    const info: StepInfo = { id, step: target.step, status: target.status, counted: target.status !== 'late', weights: target.weights, finalized };
+    const stored = receipt ? await tx.putReceipt(receipt.key, { fingerprint: receipt.fingerprint, run: info, defaults }) : undefined;
+    return { kind: 'counted', run: info, defaults, receipt: stored };
   }
 
   // PersonalPlan A.1: fold the step's raw axis means into the EMA once; refresh the weights on schedule.

@@ -10,6 +10,7 @@ import { RunTurns } from '../runs/turns.js';
 import { DEFAULT_SCORING, type ScoringDefaults } from '../scoring/score-groups.js';
 import { Capability } from './capability.js';
 import { createPool, type WorkPool } from './pool/pool.js';
+import { pooledSampleJudge, SampleBatches } from './score-plan/sample-batches.js';
 
 /** What the routes need from configuration and state, resolved once. */
 export interface Service {
@@ -23,6 +24,8 @@ export interface Service {
   turns: RunTurns;
   /** The worker threads that run CPU-bound work. */
   pool: WorkPool;
+  /** Single-sample requests gathered per run (OpenRLHF, verl). */
+  samples: SampleBatches;
   /** REQUEST_DEADLINE_MS: the most any request may take. */
   deadlineMs: number;
   /** MAX_JSON_DEPTH, for bodies read on a worker. */
@@ -74,15 +77,19 @@ export async function startService(config: Config, events: ServiceEvents = {}): 
     const names = await Promise.all(Array.from({ length: Math.max(1, pool.workers) }, () => pool.run('loadTask', which, new AbortController().signal)));
     return names[0]!;
   };
+  const ledger = new RunLedger(store, { ...defaults, maxRuns: config.MAX_RUNS });
+  const turns = new RunTurns();
+  const limits = planLimits(config);
   return {
-    planLimits: planLimits(config),
+    planLimits: limits,
     requestLimits: { maxPlansPerRequest: config.MAX_PLANS_PER_REQUEST },
     defaults,
-    ledger: new RunLedger(store, { ...defaults, maxRuns: config.MAX_RUNS }),
+    ledger,
     replies: new ReplyCache(config.REPLAY_CACHE_BYTES),
     store,
-    turns: new RunTurns(),
+    turns,
     pool,
+    samples: new SampleBatches({ ledger, turns, defaults }, pooledSampleJudge(pool, limits), config.MAX_PLANS_PER_REQUEST),
     deadlineMs: config.REQUEST_DEADLINE_MS,
     maxJsonDepth: config.MAX_JSON_DEPTH,
     encoder: new Capability('sentence encoder', load('encoder'), { ENCODER_DIR: config.ENCODER_DIR }),

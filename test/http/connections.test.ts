@@ -1,7 +1,8 @@
 // Connection admission (src/http/connections.ts): at MAX_CONNECTIONS, or MAX_CONNECTIONS_PER_ADDRESS, the
-// connection idle the longest is closed for the new one; only when every one has a request under way is the
-// new one refused with 503, and a few more are still let in for the probes. Real sockets from several loopback
-// addresses (Linux routes all of 127.0.0.0/8 to the loopback interface).
+// connection idle the longest is closed for the new one; when every one has a request under way, a few more are
+// let in for the probes, and the new one waits unread until a connection closes or turns idle (past
+// MAX_CONNECTIONS waiting, it is refused with 503). Real sockets from several loopback addresses (Linux routes
+// all of 127.0.0.0/8 to the loopback interface).
 import { connect, type Socket } from 'node:net';
 import t, { type Test } from 'tap';
 import type { Config } from '../../src/config.js';
@@ -14,12 +15,22 @@ async function listening(t: Test, overrides: Partial<Config>): Promise<Server> {
   const accepted = new Map<string, Socket>();
   app.server.on('connection', (s: Socket) => accepted.set(`${s.remoteAddress}:${s.remotePort}`, s));
   await app.listen({ port: 0, host: '127.0.0.1' });
-  return { port: (app.server.address() as { port: number }).port, accepted };
+  // Every connection the net server accepts, held ones included: counted before the service's admission sees it.
+  let accepts = 0;
+  const admission = app.server.emit.bind(app.server);
+  app.server.emit = ((event: string, ...args: unknown[]) => {
+    if (event === 'connection') accepts++;
+    return admission(event, ...args);
+  }) as typeof app.server.emit;
+  const count = async () => accepts;
+  return { port: (app.server.address() as { port: number }).port, accepted, count };
 }
 
 interface Server {
   port: number;
   accepted: Map<string, Socket>;
+  /** Connections the net server has accepted so far, held ones included. */
+  count: () => Promise<number>;
 }
 
 interface Client {
@@ -75,6 +86,27 @@ async function busy(t: Test, server: Server, from = '127.0.0.1'): Promise<Client
   return c;
 }
 
+/**
+ * A request sent on a connection the server holds: accepted (counted by the net server), but no 'connection'
+ * event was emitted for it — that is what the HTTP parser and `accepted` listen to — so nothing reads it.
+ */
+async function held(t: Test, server: Server, from = '127.0.0.1'): Promise<{ c: Client; answered: Promise<number> }> {
+  const before = await server.count();
+  const c = await open(t, server, from);
+  const answered = ask(c);
+  // The admission decision is taken in the tick the connection is counted in.
+  await until('the server accepted it', async () => (await server.count()) > before);
+  t.notOk(server.accepted.has(`${from}:${c.socket.localPort}`), 'held: not handed to the HTTP server');
+  t.equal(c.received(), '', 'and not answered');
+  return { c, answered };
+}
+
+/** Finishes the request begun on `c` (busy()): it is answered 400, and the connection turns idle. */
+async function finish(c: Client): Promise<void> {
+  c.socket.write('Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+  await new Promise((r) => c.socket.once('data', r));
+}
+
 /** What a connection refused at once received: the whole 503 and then the close. */
 async function refusal(c: Client): Promise<{ status: number; retryAfter: string | undefined; body: { code: string; message: string } }> {
   await c.closed;
@@ -100,8 +132,8 @@ t.test('at MAX_CONNECTIONS a new client is served, and the connection idle the l
   t.equal(await ask(kept[1]!), 200, 'connection 2 is still open');
 });
 
-t.test('a connection with a request under way is never closed; with none idle a new one gets 503, and the probes still an answer', async (t) => {
-  const server = await listening(t, { MAX_CONNECTIONS: 2, HEADERS_TIMEOUT_MS: 60_000 });
+t.test('a connection with a request under way is never closed; with none idle a new one waits, the probes still get an answer', async (t) => {
+  const server = await listening(t, { MAX_CONNECTIONS: 2, MAX_WAITING_CONNECTIONS: 2, HEADERS_TIMEOUT_MS: 60_000 });
   const working = [await busy(t, server, distinct(0)), await busy(t, server, distinct(1))];
   // Past the cap, the reserve: let in, but for the probes only, and closed after its answer.
   const spare = await open(t, server);
@@ -116,21 +148,23 @@ t.test('a connection with a request under way is never closed; with none idle a 
     await probe.closed;
     t.match(probe.received(), /connection: close/i, `and its connection closed after (${path})`);
   }
-  // Once the reserve too is taken by requests under way, a new connection is answered at once, before it sends a byte.
+  // Once the reserve too is taken by requests under way, new connections wait, unread, up to
+  // MAX_WAITING_CONNECTIONS of them; the next is answered at once, before it sends a byte.
   for (let i = 0; i < 8; i++) await busy(t, server);
+  const waiting = [await held(t, server), await held(t, server)];
   const refused = await refusal(await open(t, server));
   t.equal(refused.status, 503);
   t.equal(refused.retryAfter, '1');
-  t.match(refused.body, { statusCode: 503, error: 'Service Unavailable', code: 'too_many_connections', message: /MAX_CONNECTIONS/ });
-  // The connections at work were never closed: each finishes its request.
-  for (const c of working) {
-    c.socket.write('Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
-    await new Promise((r) => c.socket.once('data', r));
+  t.match(refused.body, { statusCode: 503, error: 'Service Unavailable', code: 'too_many_connections', message: /2 wait \(MAX_WAITING_CONNECTIONS\)/ });
+  // The connections at work were never closed: each finishes its request, and its place goes to a waiting one.
+  for (const [i, c] of working.entries()) {
+    await finish(c);
     t.match(c.received(), /^HTTP\/1\.1 400 /, 'its request answered');
+    t.equal(await waiting[i]!.answered, 200, 'a waiting connection is let in and served');
   }
 });
 
-t.test('MAX_CONNECTIONS_PER_ADDRESS: an address at its cap has its own idle connection closed, or is refused; other addresses are not', async (t) => {
+t.test('MAX_CONNECTIONS_PER_ADDRESS: an address at its cap has its own idle connection closed, or waits; other addresses do not', async (t) => {
   const server = await listening(t, { MAX_CONNECTIONS: 100, MAX_CONNECTIONS_PER_ADDRESS: 2 });
   const [first, second] = await idle(t, server, 2, () => '127.0.0.1');
   const third = await open(t, server);
@@ -138,15 +172,16 @@ t.test('MAX_CONNECTIONS_PER_ADDRESS: an address at its cap has its own idle conn
   await first!.closed;
   t.pass("the address's own oldest idle connection made room");
   // Each connection with a request begun closes one more of the address's idle ones.
-  await busy(t, server);
+  const working = await busy(t, server);
   await busy(t, server);
   await Promise.all([second!.closed, third.closed]);
-  // Both of its connections now have requests under way: the next is refused.
-  const refused = await refusal(await open(t, server));
-  t.equal(refused.status, 503);
-  t.match(refused.body, { code: 'too_many_connections', message: /this address .*MAX_CONNECTIONS_PER_ADDRESS/ });
+  // Both of its connections now have requests under way: the next waits for one of them.
+  const waiting = await held(t, server);
   const other = await open(t, server, '127.0.0.2');
-  t.equal(await ask(other), 200, 'another address is served');
+  t.equal(await ask(other), 200, 'another address is served meanwhile');
+  t.equal(waiting.c.received(), '', 'still waiting');
+  await finish(working);
+  t.equal(await waiting.answered, 200, 'served once a connection of its address turned idle');
 });
 
 t.test('connections from a TRUST_PROXY address are not capped per address', async (t) => {
@@ -155,5 +190,5 @@ t.test('connections from a TRUST_PROXY address are not capped per address', asyn
   const behind = await open(t, server, '127.0.0.2');
   t.equal(await ask(behind), 200, 'a fourth connection from the proxy');
   for (let i = 0; i < 2; i++) await busy(t, server, '127.0.0.9');
-  t.equal((await refusal(await open(t, server, '127.0.0.9'))).status, 503, 'an address outside TRUST_PROXY is capped');
+  await held(t, server, '127.0.0.9'); // an address outside TRUST_PROXY is capped
 });

@@ -60,7 +60,8 @@ t.test('samples_per_step groups single-sample requests into steps; length mismat
     const res = await app.inject({
       method: 'POST',
       url: '/openrlhf/reward?run_id=chunk',
-      payload: { query: [JSON.stringify(EXAMPLE_PLAN)], labels: ['python'] },
+      // Distinct samples: the same one sent again after its answer would be taken for a retry.
+      payload: { query: [JSON.stringify({ ...EXAMPLE_PLAN, id: i })], labels: ['python'] },
     });
     steps.push(res.json<OpenRlhfResponse>().extra_logs.step[0]!);
   }
@@ -79,7 +80,11 @@ t.test('an empty request (what every remote_url but the first receives) is an em
   t.teardown(() => app.close());
   const res = await app.inject({ method: 'POST', url: '/openrlhf/reward?run_id=second', payload: { query: [], prompts: [], labels: [] } });
   t.equal(res.statusCode, 200, res.body);
-  t.same(res.json(), { rewards: [], scores: [], extra_logs: { struct: [], pers: [], ped: [], gated: [], flagged: [], step: [], profile_ignored: [] } });
+  t.same(res.json(), {
+    rewards: [],
+    scores: [],
+    extra_logs: { struct: [], pers: [], ped: [], gated: [], flagged: [], step: [], counted: [], replayed: [], profile_ignored: [] },
+  });
   t.equal((await app.inject({ method: 'GET', url: '/runs/second' })).statusCode, 404, 'no run was created');
 });
 
@@ -117,4 +122,92 @@ t.test('profiles as datasets give them: null fields are absent, a list is tags, 
   const groups = scored.json<{ groups: { plans: { raw: { pers: number } }[] }[] }>().groups;
   t.equal(groups[0]!.plans[0]!.raw.pers, body.extra_logs.pers[0]);
   t.equal(groups[1]!.plans[0]!.raw.pers, body.extra_logs.pers[0]);
+});
+
+const runView = async (app: Awaited<ReturnType<typeof testApp>>, id: string) => (await app.inject({ method: 'GET', url: `/runs/${id}` })).json<RunView>();
+const plansIn = (v: RunView) => v.open_step?.plans ?? 0;
+
+// OpenRLHF's _post_request (OpenRLHF/OpenRLHF@3c3be62 openrlhf/utils/agent.py) retries a failed request with the
+// same body and no key: a retry of a request that was counted (its answer lost) is answered again, not counted.
+t.test('a retried request without a key is counted once; identical samples in flight together are each counted', async (t) => {
+  const app = await testApp();
+  t.teardown(() => app.close());
+  await app.inject({ method: 'PUT', url: '/runs/retry', payload: { samples_per_step: 100 } });
+  const payload = { query: [JSON.stringify(EXAMPLE_PLAN)], prompts: [''], labels: ['python'] };
+  const post = () => app.inject({ method: 'POST', url: '/openrlhf/reward?run_id=retry', payload });
+  const first = await post();
+  const retry = await post();
+  t.equal(retry.statusCode, 200);
+  t.same(retry.json<OpenRlhfResponse>().rewards, first.json<OpenRlhfResponse>().rewards, 'the same reward');
+  t.same(retry.json<OpenRlhfResponse>().extra_logs.replayed, [1]);
+  t.same(first.json<OpenRlhfResponse>().extra_logs.replayed, [0]);
+  t.equal(plansIn(await runView(app, 'retry')), 1, 'counted once');
+  // A rollout group whose samples came out identical, scored at the same time: every one counts.
+  const together = await Promise.all(Array.from({ length: 8 }, post));
+  t.equal(
+    together.filter((r) => r.json<OpenRlhfResponse>().extra_logs.replayed[0] === 1).length,
+    1,
+    'one takes the receipt left above (as a retry would), the seven others are new samples',
+  );
+  t.equal(plansIn(await runView(app, 'retry')), 8);
+});
+
+t.test('an Idempotency-Key tells retries from identical samples exactly; count=false scores without counting', async (t) => {
+  const app = await testApp();
+  t.teardown(() => app.close());
+  await app.inject({ method: 'PUT', url: '/runs/keyed', payload: { samples_per_step: 100 } });
+  const payload = { query: [JSON.stringify(EXAMPLE_PLAN)], labels: ['python'] };
+  const post = (key: string) => app.inject({ method: 'POST', url: '/openrlhf/reward?run_id=keyed', payload, headers: { 'idempotency-key': key } });
+  for (const key of ['a', 'b', 'a', 'c', 'b']) t.equal((await post(key)).statusCode, 200);
+  t.equal(plansIn(await runView(app, 'keyed')), 3, 'three keys, three samples');
+  const other = await app.inject({
+    method: 'POST',
+    url: '/openrlhf/reward?run_id=keyed',
+    payload: { ...payload, labels: ['java'] },
+    headers: { 'idempotency-key': 'a' },
+  });
+  t.equal(other.statusCode, 409, 'a key reused for other samples');
+  const dry = await app.inject({ method: 'POST', url: '/openrlhf/reward?run_id=keyed&count=false', payload });
+  t.equal(dry.statusCode, 200, dry.body);
+  t.same(dry.json<OpenRlhfResponse>().extra_logs.counted, [0]);
+  t.same(dry.json<OpenRlhfResponse>().rewards, (await post('a')).json<OpenRlhfResponse>().rewards, "the run's weights");
+  t.equal(plansIn(await runView(app, 'keyed')), 3, 'count=false left the run alone');
+  t.equal((await app.inject({ method: 'POST', url: '/openrlhf/reward?run_id=keyed&count=maybe', payload })).statusCode, 400);
+});
+
+t.test('a resumed trainer replaying a finalized step is told its samples were not counted', async (t) => {
+  const app = await testApp();
+  t.teardown(() => app.close());
+  const post = (step: number, i: number) =>
+    app.inject({
+      method: 'POST',
+      url: `/openrlhf/reward?run_id=resumed&step=${step}`,
+      payload: { query: [JSON.stringify({ ...EXAMPLE_PLAN, id: i })], labels: ['x'] },
+    });
+  t.same((await post(0, 0)).json<OpenRlhfResponse>().extra_logs.counted, [1]);
+  t.same((await post(1, 1)).json<OpenRlhfResponse>().extra_logs.counted, [1]);
+  const replayed = (await post(0, 2)).json<OpenRlhfResponse>();
+  t.same([replayed.extra_logs.counted, replayed.extra_logs.step], [[0], [0]], 'step 0 was finalized when step 1 began');
+});
+
+t.test('thousands of concurrent single-sample requests are gathered, none shed, each counted once', async (t) => {
+  const app = await testApp({ WORKERS: 1, MAX_QUEUE: 1 });
+  t.teardown(() => app.close());
+  const n = 600;
+  await app.inject({ method: 'PUT', url: '/runs/burst', payload: { samples_per_step: n } });
+  const answers = await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      app.inject({
+        method: 'POST',
+        url: '/openrlhf/reward?run_id=burst',
+        payload: { query: [JSON.stringify({ ...EXAMPLE_PLAN, id: i })], labels: ['python'] },
+      }),
+    ),
+  );
+  t.same([...new Set(answers.map((a) => a.statusCode))], [200], 'no request refused, with one worker and a queue of one task');
+  t.same([...new Set(answers.map((a) => a.json<OpenRlhfResponse>().extra_logs.step[0]))], [0], 'one step');
+  const view = await runView(app, 'burst');
+  t.equal(view.finalized_steps, 1, 'the step closed at samples_per_step');
+  const history = (await app.inject({ method: 'GET', url: '/runs/burst/history' })).json<{ rows: Array<{ plans: number; requests: number }> }>();
+  t.same([history.rows[0]!.plans, history.rows[0]!.requests], [n, n], 'every request counted once');
 });

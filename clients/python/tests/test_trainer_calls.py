@@ -2,12 +2,19 @@
 keyword-only calls, numpy object arrays, the file-path loader), against a live service (TUTOR_REWARD_URL).
 Each harness is ours, written from reading the upstream source cited above it."""
 
+import asyncio
 import importlib.util
+import inspect
 import io
 import json
+import math
 import os
+import socket
 import sys
+import threading
+import time
 import unittest
+import urllib.error
 import urllib.request
 import uuid
 import warnings
@@ -17,8 +24,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from tutor_reward import Client, PlanReward  # noqa: E402
-from tutor_reward.trl import GAMING_SIGNALS  # noqa: E402
+from tutor_reward import AsyncPlanReward, Client, PlanReward  # noqa: E402
+from tutor_reward import client as client_module  # noqa: E402
+from tutor_reward.trl import GAMING_SIGNALS, OTHER_SIGNAL  # noqa: E402
 from test_trainers import repeated, variant  # noqa: E402
 
 URL = os.environ["TUTOR_REWARD_URL"]
@@ -58,7 +66,7 @@ class VerlCallsTest(unittest.TestCase):
                             extra_info={"num_turns": 2, "rollout_reward_scores": {}})
         self.assertGreater(out["score"], 0)
         self.assertGreater(out["pers"], 0, "the datasets-style profile (numpy list, None field) was read")
-        self.assertEqual(set(out), {"score", "plan_score", "struct", "pers", "ped", "gated", "flagged"})
+        self.assertEqual(set(out), {"score", "plan_score", "struct", "pers", "ped", "gated", "flagged", "counted", "failed"})
         self.assertIn(out["flagged"], (0, 1))
 
     def test_global_steps_from_the_rollout_keep_one_step_one_set_of_weights(self):
@@ -72,6 +80,46 @@ class VerlCallsTest(unittest.TestCase):
         view = run_view(self.run)
         self.assertEqual(view["open_step"]["step"], 3)
         self.assertEqual(view["open_step"]["plans"], 4)
+
+    def test_on_error_gives_the_fallback_with_the_keys_of_a_scored_sample(self):
+        # verl-project/verl@1dda039 verl/experimental/agent_loop/agent_loop.py:1077-1080: each reward_extra_info
+        # key of the first sample is read from every sample of the batch, so a failed one must have them all.
+        compute_score = verl_load(VERL_FILE, "compute_score")
+        ok = compute_score(data_source="d", solution_str=variant(0), ground_truth="python", extra_info={})
+        os.environ["TUTOR_REWARD_URL"] = "http://127.0.0.1:9"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            failed = compute_score(data_source="d", solution_str=variant(0), ground_truth="python", extra_info={},
+                                   on_error=0.0, retries=0)
+        self.assertEqual((failed["score"], failed["failed"], ok["failed"]), (0.0, 1, 0))
+        self.assertEqual(set(failed), set(ok))
+        self.assertTrue(any("no reward from the service" in str(w.message) for w in caught))
+        with self.assertRaises(Exception):
+            compute_score(data_source="d", solution_str=variant(0), ground_truth="python", extra_info={}, retries=0)
+
+    def test_validation_rollouts_are_scored_but_not_counted(self):
+        # verl's own preprocessors (examples/data_preprocess/*.py) write extra_info.split; the reward loop passes
+        # extra_info through (naive.py:42-51) and says nothing else of validation.
+        compute_score = verl_load(VERL_FILE, "compute_score")
+        Client(URL, run_id=self.run).configure_run(samples_per_step=100)
+        train = compute_score(data_source="d", solution_str=variant(0), ground_truth="python",
+                              extra_info={"split": "train", "index": 0})
+        val = compute_score(data_source="d", solution_str=variant(0), ground_truth="python",
+                            extra_info={"split": "test", "index": 0})
+        self.assertEqual((train["counted"], val["counted"]), (1, 0))
+        self.assertEqual(val["score"], train["score"], "scored with the run's weights")
+        self.assertEqual(run_view(self.run)["open_step"]["plans"], 1, "validation left the run alone")
+
+    def test_a_resumed_trainer_replaying_a_finalized_step_is_warned_once(self):
+        compute_score = verl_load(VERL_FILE, "compute_score")
+        for step in (3, 4):
+            compute_score(data_source="d", solution_str=variant(step), ground_truth="python", extra_info={"global_steps": step})
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            outs = [compute_score(data_source="d", solution_str=variant(i), ground_truth="python", extra_info={"global_steps": 3})
+                    for i in range(3)]
+        self.assertEqual([o["counted"] for o in outs], [0, 0, 0])
+        self.assertEqual(len([w for w in caught if "already finalized" in str(w.message)]), 1)
 
     def test_batch_form_with_numpy_object_arrays_as_the_legacy_batch_manager_passes_them(self):
         # volcengine/verl@b178a3c verl/workers/reward_manager/batch.py:41-76: data_sources and extra_infos are
@@ -97,7 +145,8 @@ class VerlCallsTest(unittest.TestCase):
 
 
 class TrlCallsTest(unittest.TestCase):
-    """huggingface/trl@f2cd577 trl/trainer/grpo_trainer.py:1612-1703 (_calculate_rewards): keyword arguments
+    """trl 1.13.0 (the wheel pip installs here) trl/trainer/grpo_trainer.py:1636-1739 (_calculate_rewards),
+    unchanged in this from huggingface/trl@f2cd577 (1.10.0.dev0) but for a length check: keyword arguments
     only — prompts, completions, completion_ids, every dataset column as a list, trainer_state, log_extra,
     log_metric."""
 
@@ -119,9 +168,9 @@ class TrlCallsTest(unittest.TestCase):
         self.assertEqual(len(rewards), 4)
         self.assertGreater(logged["personalplan_reward/pers"][0], 0, "the profile was used")
         self.assertEqual(logged["personalplan_reward/gated"], [0.0, 1.0, 1.0, 1.0])
-        columns = ("struct", "pers", "ped", "gated", "flagged")
+        columns = ("struct", "pers", "ped", "gated", "flagged", "failed")
         self.assertEqual(set(metrics), {f"personalplan_reward/{k}_mean" for k in columns}
-                         | {f"personalplan_reward/gaming/{code}_mean" for code in GAMING_SIGNALS})
+                         | {f"personalplan_reward/gaming/{code}_mean" for code in GAMING_SIGNALS + (OTHER_SIGNAL,)})
         self.assertAlmostEqual(metrics["personalplan_reward/gated_mean"], 0.75)
 
     def test_gaming_signals_logged_per_sample_and_per_signal(self):
@@ -159,17 +208,201 @@ class TrlCallsTest(unittest.TestCase):
         self.assertEqual((view["open_step"]["step"], view["open_step"]["plans"]), (5, 4), "evaluation left the run alone")
         self.assertEqual(view["finalized_steps"], 0)
 
-    def test_on_error_none_hands_back_none_with_a_warning(self):
+    def test_on_error_none_logs_what_a_scored_call_logs_so_that_no_rank_waits(self):
+        # trl 1.13.0 trl/trainer/grpo_trainer.py:2866-2878 (_generate_and_score_completions): every
+        # rank gathers each log_extra column (gather_object) and each log_metric name (accelerator.gather) in
+        # sorted order; a rank that logged fewer names than the others leaves them waiting in the collective.
         dead = Client("http://127.0.0.1:9", run_id=run_id(), timeout=2, retries=0)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             rewards, logged, metrics = self.call(PlanReward(dead, on_error="none"), ["p"] * 2, [variant(0)] * 2,
                                                  profile=["x"] * 2)
         self.assertEqual(rewards, [None, None])
-        self.assertEqual((logged, metrics), ({}, {}), "nothing logged for a batch without rewards")
         self.assertTrue(any("advantage 0" in str(w.message) for w in caught))
+        _, ok_logged, ok_metrics = self.call(PlanReward(Client(URL, run_id=run_id())), ["p"] * 2, [variant(0)] * 2,
+                                             profile=["x"] * 2)
+        self.assertEqual(sorted(logged), sorted(ok_logged), "the same columns as a scored call")
+        self.assertEqual(sorted(metrics), sorted(ok_metrics), "the same metric names as a scored call")
+        self.assertTrue(all(len(v) == 2 and all(math.isnan(x) for x in v) for v in logged.values()), logged)
+        self.assertEqual((metrics["personalplan_reward/failed_mean"], ok_metrics["personalplan_reward/failed_mean"]), (1.0, 0.0))
         with self.assertRaises(Exception):
             self.call(PlanReward(dead), ["p"] * 2, [variant(0)] * 2, profile=["x"] * 2)
+
+    def test_evaluation_is_not_counted_without_watch(self):
+        # TRL passes log_extra=self._log_completion_extra, a bound method of the trainer, and evaluates with
+        # model.eval() (training False).
+        class Trainer:
+            def __init__(self):
+                self.model = SimpleNamespace(training=True)
+
+            def _log_completion_extra(self, column, values):
+                pass
+
+        run = run_id()
+        trainer = Trainer()
+        reward = PlanReward(Client(URL, run_id=run))
+        state = SimpleNamespace(global_step=3, epoch=0.0, max_steps=100)
+        call = dict(prompts=["p"] * 4, completions=[variant(i) for i in range(4)], completion_ids=[[1]] * 4,
+                    profile=["python"] * 4, trainer_state=state, log_extra=trainer._log_completion_extra,
+                    log_metric=lambda name, value: None)
+        reward(**call)
+        trainer.model.training = False
+        self.assertEqual(len(reward(**call)), 4)
+        view = run_view(run)
+        self.assertEqual((view["open_step"]["step"], view["open_step"]["plans"]), (3, 4), "evaluation left the run alone")
+
+    def test_async_reward_function_is_a_coroutine_function_trl_runs_concurrently(self):
+        # trl 1.13.0 _calculate_rewards: `inspect.iscoroutinefunction(reward_func)` picks the async path, and
+        # the function is awaited on TRL's event loop thread with the same keyword arguments.
+        reward = AsyncPlanReward(Client(URL, run_id=None))
+        self.assertTrue(inspect.iscoroutinefunction(reward))
+        self.assertEqual(reward.__name__, "personalplan_reward")
+        kwargs = dict(prompts=["p"] * 4, completions=[variant(i) for i in range(4)], completion_ids=[[1]] * 4,
+                      profile=["python"] * 4, trainer_state=SimpleNamespace(global_step=0),
+                      log_extra=lambda c, v: None, log_metric=lambda n, v: None)
+
+        async def together():
+            return await asyncio.gather(reward(**kwargs), reward(**kwargs))
+
+        first, second = asyncio.run(together())
+        self.assertEqual(first, second)
+        self.assertEqual(first, PlanReward(Client(URL, run_id=None))(**kwargs))
+
+    def test_a_resumed_trainer_replaying_a_finalized_step_is_warned(self):
+        reward = PlanReward(Client(URL, run_id=run_id()))
+        for step in (5, 6):
+            self.call(reward, ["p"] * 4, [variant(i) for i in range(4)], step=step, profile=["python"] * 4)
+        # The resumed trainer samples anew: other completions (the same ones would be a replay of the first call).
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self.call(reward, ["p"] * 4, [variant(i + 1) for i in range(4)], step=5, profile=["python"] * 4)
+            self.call(reward, ["p"] * 4, [variant(i + 2) for i in range(4)], step=5, profile=["python"] * 4)
+        late = [w for w in caught if "already finalized" in str(w.message)]
+        self.assertEqual(len(late), 1, "warned once for the step")
+        self.assertEqual(reward.last_response["run"]["counted"], False)
+
+
+class DropFirstAnswer:
+    """A TCP proxy to the service that forwards the first request and drops its answer (the client sees the
+    connection close), as a timeout or a failing load balancer would; later connections pass through."""
+
+    def __init__(self, upstream):
+        host, port = upstream.split("//")[1].split(":")
+        self.upstream = (host, int(port.rstrip("/")))
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}"
+        self.dropped = 0
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.relay, args=(conn,), daemon=True).start()
+
+    def relay(self, conn):
+        with conn, socket.create_connection(self.upstream) as up:
+            request = self.read_message(conn)
+            if request is None:
+                return
+            up.sendall(request)
+            answer = self.read_message(up)
+            if self.dropped == 0:
+                self.dropped += 1
+                return  # counted by the service, never seen by the client
+            conn.sendall(answer or b"")
+
+    @staticmethod
+    def read_message(sock):
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return None
+            data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0)
+        while len(body) < length:
+            body += sock.recv(65536)
+        return head + b"\r\n\r\n" + body
+
+    def close(self):
+        self.server.close()
+
+
+class RetriesTest(unittest.TestCase):
+    def setUp(self):
+        self.run = run_id()
+        self.proxy = DropFirstAnswer(URL)
+        self.addCleanup(self.proxy.close)
+        Client(URL, run_id=self.run).configure_run(samples_per_step=100)
+
+    def test_verl_single_form_retried_after_a_lost_answer_is_counted_once(self):
+        os.environ["TUTOR_REWARD_URL"] = self.proxy.url
+        os.environ["TUTOR_REWARD_RUN"] = self.run
+        self.addCleanup(os.environ.__setitem__, "TUTOR_REWARD_URL", URL)
+        compute_score = verl_load(VERL_FILE, "compute_score")
+        out = compute_score(data_source="d", solution_str=variant(0), ground_truth="python", extra_info={"index": 0})
+        self.assertEqual(out["failed"], 0)
+        self.assertEqual(self.proxy.dropped, 1, "the first answer was lost and the call retried")
+        self.assertEqual(run_view(self.run)["open_step"]["plans"], 1, "counted once")
+        # The same sample again, as a second rollout of the prompt that came out identical: a new sample.
+        compute_score(data_source="d", solution_str=variant(0), ground_truth="python", extra_info={"index": 0})
+        self.assertEqual(run_view(self.run)["open_step"]["plans"], 2)
+
+    def test_openrlhf_post_request_retry_without_a_key_is_counted_once(self):
+        # OpenRLHF/OpenRLHF@3c3be62 openrlhf/utils/agent.py:331-350 (_post_request): the same JSON body posted
+        # again after a failure, up to 5 tries, no header of ours. (aiohttp there; the bytes are the same.)
+        body = json.dumps({"query": [variant(1)], "prompts": [""], "labels": ["python"]}).encode()
+        url = f"{self.proxy.url}/openrlhf/reward?run_id={self.run}"
+        for _ in range(5):
+            try:
+                req = urllib.request.Request(url, data=body, method="POST", headers={"content-type": "application/json"})
+                with urllib.request.urlopen(req, timeout=30) as res:
+                    out = json.load(res)
+                break
+            except (urllib.error.URLError, ConnectionError):
+                continue
+        self.assertEqual(out["extra_logs"]["replayed"], [1])
+        self.assertEqual(run_view(self.run)["open_step"]["plans"], 1, "counted once")
+
+
+class RetryAfterTest(unittest.TestCase):
+    """Retry-After from a full queue (503) or a rate limit (429) is waited out, with jitter; else backoff."""
+
+    def waits(self, statuses, retry_after):
+        class Answers:
+            def __init__(self):
+                self.left = list(statuses)
+
+        answers = Answers()
+        slept = []
+
+        def fake_urlopen(req, timeout):
+            status = answers.left.pop(0)
+            if status == 200:
+                return io.BytesIO(b"{}")
+            headers = {"retry-after": retry_after} if retry_after else {}
+            raise urllib.error.HTTPError(req.full_url, status, "x", headers, io.BytesIO(b"{}"))
+
+        real_open, real_sleep = client_module.urllib.request.urlopen, client_module.time.sleep
+        client_module.urllib.request.urlopen, client_module.time.sleep = fake_urlopen, slept.append
+        try:
+            Client("http://x", run_id=None, backoff=0.5).score([])
+        finally:
+            client_module.urllib.request.urlopen, client_module.time.sleep = real_open, real_sleep
+        return slept
+
+    def test_retry_after_is_honoured_with_jitter(self):
+        slept = self.waits([503, 503, 429, 200], "3")
+        self.assertEqual(len(slept), 3)
+        self.assertTrue(all(3.0 <= s <= 6.0 for s in slept), slept)
+
+    def test_without_retry_after_the_backoff_doubles(self):
+        slept = self.waits([503, 502, 200], None)
+        self.assertTrue(0.5 <= slept[0] <= 1.0 and 1.0 <= slept[1] <= 2.0, slept)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 import time
+import uuid
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -40,13 +42,16 @@ def _error_code(body: str) -> Optional[str]:
 class Client:
     """Talks to one run of the service.
 
-    Every scoring call carries an Idempotency-Key derived from the run, the step and the request body, so
-    a call retried after a timeout or a dropped connection is answered from the service's replay cache
-    and never counted twice.
+    Every counting call carries an Idempotency-Key, so a call retried after a timeout or a dropped connection
+    is answered again by the service and never counted twice.
+
+    Retries: 429 and 5xx answers and failed connections are retried up to `retries` times, waiting what the
+    service's Retry-After says (a 503 when its queue is full, a 429 at a rate limit) or else an exponential
+    backoff, each wait with random jitter so that many clients refused together do not return together.
     """
 
     def __init__(self, base_url: str = "http://localhost:8080", run_id: Optional[str] = "default",
-                 timeout: float = 120.0, retries: int = 3, backoff: float = 0.5,
+                 timeout: float = 120.0, retries: int = 6, backoff: float = 0.5,
                  api_key: Optional[str] = None):
         """`api_key`: sent as `Authorization: Bearer`; defaults to $TUTOR_REWARD_API_KEY (none if unset)."""
         self.base_url = base_url.rstrip("/")
@@ -58,7 +63,8 @@ class Client:
 
     def _request(self, method: str, path: str, body: Any = None, headers: Optional[dict] = None,
                  raw: bool = False) -> Any:
-        data = None if body is None else json.dumps(body).encode("utf-8")
+        """`body`: an object to send as JSON, or its JSON already encoded (bytes)."""
+        data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode("utf-8")
         hdrs = {"accept": "application/json"}
         if self.api_key:
             hdrs["authorization"] = "Bearer " + self.api_key
@@ -74,18 +80,18 @@ class Client:
                     return text if raw else (json.loads(text) if text else None)
             except urllib.error.HTTPError as err:
                 text = err.read().decode("utf-8", "replace")
-                # A rate limit is worth waiting out; other client errors are not.
+                # A rate limit or a full queue is worth waiting out; other client errors are not.
                 retriable = err.code >= 500 or err.code == 429
                 if not retriable or attempt >= self.retries:
                     raise ServiceError(err.code, text) from None
                 wait = err.headers.get("retry-after")
-                if err.code == 429 and wait and wait.isdigit():
-                    time.sleep(float(wait))
+                delay = float(wait) if wait and wait.isdigit() else self.backoff * 2 ** attempt
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 if attempt >= self.retries:
                     raise
+                delay = self.backoff * 2 ** attempt
             attempt += 1
-            time.sleep(self.backoff * 2 ** (attempt - 1))
+            time.sleep(delay * random.uniform(1.0, 2.0))
 
     def score(self, groups: list, step: Optional[int] = None, options: Optional[dict] = None,
               palette: Optional[list] = None, idempotency_key: Optional[str] = None) -> dict:
@@ -98,23 +104,29 @@ class Client:
         if palette:
             body["palette"] = palette
         # Same call, same key: a retry is replayed. The process rank keeps two trainer processes that
-        # happen to send identical content in one step from being mistaken for a retry.
+        # happen to send identical content in one step from being mistaken for a retry. The body is
+        # encoded once, for the key and to send (the same call builds the same dict, so the same bytes).
+        data = json.dumps(body).encode("utf-8")
         rank = os.environ.get("RANK", os.environ.get("LOCAL_RANK", "0"))
-        key = idempotency_key or hashlib.sha256(
-            (rank + "\n" + json.dumps(body, sort_keys=True)).encode("utf-8")).hexdigest()
-        return self._request("POST", "/score-plan", body, {"idempotency-key": key})
+        key = idempotency_key or hashlib.sha256(rank.encode("utf-8") + b"\n" + data).hexdigest()
+        return self._request("POST", "/score-plan", data, {"idempotency-key": key})
 
     def openrlhf(self, query: list, prompts: Optional[list] = None, labels: Optional[list] = None,
-                 step: Optional[int] = None) -> dict:
-        """POST /openrlhf/reward: samples scored one by one, counted into `step` or the run's automatic steps."""
+                 step: Optional[int] = None, count: bool = True) -> dict:
+        """POST /openrlhf/reward: samples scored one by one, counted into `step` or the run's automatic steps.
+
+        Each call has a key of its own, kept by its retries: a retry is counted once, and two calls with
+        identical samples (a rollout group whose samples came out the same) are both counted.
+        `count=False`: scored with the run's current weights and counted nowhere (validation).
+        """
         body: dict = {"query": query}
         if prompts is not None:
             body["prompts"] = prompts
         if labels is not None:
             body["labels"] = labels
         run = urllib.parse.quote(self.run_id or "default", safe="")
-        at = "" if step is None else f"&step={int(step)}"
-        return self._request("POST", f"/openrlhf/reward?run_id={run}{at}", body)
+        at = ("" if step is None else f"&step={int(step)}") + ("" if count else "&count=false")
+        return self._request("POST", f"/openrlhf/reward?run_id={run}{at}", body, {"idempotency-key": uuid.uuid4().hex})
 
     def configure_run(self, **config: Any) -> dict:
         return self._request("PUT", f"/runs/{self._run()}", config)

@@ -11,21 +11,30 @@ grouped into rollout groups by prompt, profile and query, sent with step = train
 the composed rewards R_i come back in the original order. TRL then normalizes them within each group,
 (R_i − mean) / (std + 1e-4), which is the paper's advantage A_i.
 
-Evaluation: TRL does not tell a reward function whether it is evaluating. Give the reward its trainer
-(`reward.watch(trainer)`); while `trainer.model.training` is false — which is how TRL itself tells an
-evaluation step — plans are scored statelessly and never counted into the run.
+Evaluation: TRL does not tell a reward function whether it is evaluating. While `trainer.model.training` is
+false — which is how TRL itself tells an evaluation step — plans are scored statelessly and never counted
+into the run. The trainer is the one whose `log_extra` TRL passes (a bound method of the trainer), or the
+one given to `reward.watch(trainer)`.
 
 Failures: `on_error="raise"` (default) raises after the client's retries; `on_error="none"` warns and
-returns None for every sample of the call, which TRL turns into an advantage of 0.
+returns None for every sample of the call, which TRL turns into an advantage of 0. Either way every call
+logs the same columns and metrics (NaN when there are no rewards): with several processes, TRL gathers
+them across ranks, and a rank that logged fewer would leave the others waiting for ever.
 
 Logged per call: each sample's raw axes, `gated` and `flagged` (1.0 when its plan raised a gaming signal)
-through log_extra, their batch means through log_metric, and per gaming signal the share of the batch's
-plans that raised it (`{name}/gaming/{code}_mean`).
+through log_extra, their batch means through log_metric, per gaming signal the share of the batch's plans
+that raised it (`{name}/gaming/{code}_mean`, codes newer than this client under `other`), and `failed_mean`
+(1.0 for a call that got no rewards).
+
+Resumed trainers: a step the run has already finalized is scored with its weights but not counted; the
+reward warns once per such step.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import math
 import warnings
 from typing import Any, Optional, Sequence, Union
 
@@ -35,6 +44,9 @@ from .client import Client
 # so that TRL's mean over a logging window counts the batches without it.
 GAMING_SIGNALS = ("bare_keywords", "keyword_stuffing", "duplicate_steps", "off_topic", "cue_only_phase",
                   "degenerate_structure")
+# Every rank must log the same metric names: a code this client does not know is counted here.
+OTHER_SIGNAL = "other"
+COLUMNS = ("struct", "pers", "ped", "gated", "flagged")
 
 
 def _text(value: Any) -> str:
@@ -90,14 +102,17 @@ class PlanReward:
         self.__name__ = name  # TRL logs each reward function under its __name__
         self.last_response: Optional[dict] = None
         self._trainer: Any = None
+        self._warned_late: set = set()
 
     def watch(self, trainer: Any) -> "PlanReward":
         """Score evaluation batches (trainer.model.training false) without counting them into the run."""
         self._trainer = trainer
         return self
 
-    def _evaluating(self) -> bool:
-        model = getattr(self._trainer, "model", None)
+    def _evaluating(self, log_extra: Any) -> bool:
+        # TRL passes its own bound method as log_extra: its __self__ is the trainer.
+        trainer = self._trainer if self._trainer is not None else getattr(log_extra, "__self__", None)
+        model = getattr(trainer, "model", None)
         return model is not None and not getattr(model, "training", True)
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any = None,
@@ -124,9 +139,10 @@ class PlanReward:
             })
             order.append(indices)
         step = getattr(trainer_state, "global_step", None) if trainer_state is not None else None
-        evaluating = self._evaluating()
+        evaluating = self._evaluating(log_extra)
         client = Client(self.client.base_url, run_id=None, timeout=self.client.timeout, retries=self.client.retries,
                         backoff=self.client.backoff, api_key=self.client.api_key) if evaluating else self.client
+        n = len(completions)
         try:
             response = client.score(payload, step=None if evaluating else step, options={"detail": "rewards"})
         except Exception as err:  # noqa: BLE001 — any failure after the client's retries
@@ -134,11 +150,20 @@ class PlanReward:
                 raise
             warnings.warn(f"{self.__name__}: no rewards for this batch ({err}); TRL gives these samples advantage 0",
                           RuntimeWarning, stacklevel=2)
-            return [None] * len(completions)
+            nan = float("nan")
+            self._log(log_extra, log_metric, {c: [nan] * n for c in COLUMNS}, dict.fromkeys(GAMING_SIGNALS + (OTHER_SIGNAL,), nan),
+                      n, failed=True)
+            return [None] * n
         self.last_response = response
-        rewards = [0.0] * len(completions)
-        per_sample = {column: [0.0] * len(completions) for column in ("struct", "pers", "ped", "gated", "flagged")}
-        signals = dict.fromkeys(GAMING_SIGNALS, 0)
+        run = response.get("run") or {}
+        if run.get("status") == "late" and run.get("step") not in self._warned_late:
+            self._warned_late.add(run.get("step"))
+            warnings.warn(f"{self.__name__}: step {run.get('step')} of run {run.get('id')!r} was already finalized (a "
+                          "resumed trainer replaying it?): scored with that step's weights, not counted again",
+                          RuntimeWarning, stacklevel=2)
+        rewards = [0.0] * n
+        per_sample = {column: [0.0] * n for column in COLUMNS}
+        signals = dict.fromkeys(GAMING_SIGNALS + (OTHER_SIGNAL,), 0)
         for group, indices in zip(response["groups"], order):
             for plan, i in zip(group["plans"], indices):
                 rewards[i] = float(plan["reward"])
@@ -147,14 +172,37 @@ class PlanReward:
                 per_sample["gated"][i] = 1.0 if plan["gate"]["failed"] else 0.0
                 per_sample["flagged"][i] = 1.0 if plan["gaming_flags"] else 0.0
                 for code in plan["gaming_flags"]:
-                    signals[code] = signals.get(code, 0) + 1  # a code newer than this client is logged too
-        n = max(1, len(completions))
+                    key = code if code in signals else OTHER_SIGNAL
+                    signals[key] += 1
+        self._log(log_extra, log_metric, per_sample, {code: k / max(1, n) for code, k in signals.items()}, n,
+                  failed=False)
+        return rewards
+
+    def _log(self, log_extra: Any, log_metric: Any, per_sample: dict, shares: dict, n: int, failed: bool) -> None:
+        """The same columns and metric names on every call, failed or not (TRL gathers them across ranks)."""
         if log_extra is not None:
             for column, values in per_sample.items():
                 log_extra(f"{self.__name__}/{column}", values)
         if log_metric is not None:
             for column, values in per_sample.items():
-                log_metric(f"{self.__name__}/{column}_mean", sum(values) / n)
-            for code, plans in signals.items():
-                log_metric(f"{self.__name__}/gaming/{code}_mean", plans / n)
-        return rewards
+                log_metric(f"{self.__name__}/{column}_mean", sum(values) / max(1, n) if not failed else math.nan)
+            for code, share in shares.items():
+                log_metric(f"{self.__name__}/gaming/{code}_mean", share)
+            log_metric(f"{self.__name__}/failed_mean", 1.0 if failed else 0.0)
+
+
+def AsyncPlanReward(*args: Any, **kwargs: Any):  # noqa: N802 — stands beside PlanReward, takes the same arguments
+    """PlanReward as an `async def` function, which TRL runs concurrently with its other async reward functions.
+
+    TRL tells an async reward function by `inspect.iscoroutinefunction`, which is false for any object with
+    an async `__call__` before Python 3.12, so this is a function; the PlanReward behind it is its `.reward`
+    (for `watch` and `last_response`). The HTTP call runs on a thread of the event loop's executor.
+    """
+    reward = PlanReward(*args, **kwargs)
+
+    async def call(**columns: Any) -> list:
+        return await asyncio.to_thread(reward, **columns)
+
+    call.__name__ = reward.__name__
+    call.reward = reward  # type: ignore[attr-defined]
+    return call

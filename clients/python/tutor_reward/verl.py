@@ -16,6 +16,18 @@ fields are absent); from `extra_info`: `index` (the prompt's id) and `prompt` or
 optional, and `global_steps`. The service address and run come from TUTOR_REWARD_URL (default
 http://localhost:8080) and TUTOR_REWARD_RUN (default "default"); the API key from TUTOR_REWARD_API_KEY, or
 from an `api_key` keyword argument (verl passes `custom_reward_function.reward_kwargs` as keywords).
+
+Validation: verl calls the same function for its validation rollouts and tells it nothing; a sample whose
+`extra_info.split` is "test", "val" or "validation" (as verl's data preprocessors write it) or whose
+`extra_info.validate` is true is scored with the run's current weights and never counted into the run.
+
+Failures: `on_error="raise"` (default) raises once the client's retries are spent, which fails verl's batch;
+`on_error=<number>` returns that number as the score, with `failed: 1`, and warns (reward_kwargs:
+`+reward.custom_reward_function.reward_kwargs.on_error=0.0`; `retries`, the client's, 6 by default, with
+Retry-After or exponential backoff). Every result has the same keys, as verl gathers each key over the batch.
+
+Resumed trainers: a sample of a step the run has already finalized is scored but not counted (`counted: 0`);
+the adapter warns once per such step.
 """
 
 from __future__ import annotations
@@ -34,9 +46,12 @@ except ImportError:  # loaded from its file path by verl: no parent package, so 
     from tutor_reward.client import Client
 
 
-def _client(api_key: Optional[str]) -> Client:
-    return Client(os.environ.get("TUTOR_REWARD_URL", "http://localhost:8080"),
-                  run_id=os.environ.get("TUTOR_REWARD_RUN", "default"), api_key=api_key)
+def _client(api_key: Optional[str], retries: Optional[int] = None) -> Client:
+    client = Client(os.environ.get("TUTOR_REWARD_URL", "http://localhost:8080"),
+                    run_id=os.environ.get("TUTOR_REWARD_RUN", "default"), api_key=api_key)
+    if retries is not None:
+        client.retries = int(retries)
+    return client
 
 
 def _plain(value: Any) -> Any:
@@ -71,20 +86,65 @@ def _step(info: dict) -> Optional[int]:
     return int(step) if isinstance(step, numbers.Integral) and not isinstance(step, bool) else None
 
 
+VALIDATION_SPLITS = ("test", "val", "validation")
+_warned_late: set = set()
+
+
+def _validating(info: dict) -> bool:
+    return bool(info.get("validate")) or str(info.get("split", "")).lower() in VALIDATION_SPLITS
+
+
+def _on_error(on_error: Any) -> Optional[float]:
+    """The fallback score, or None to raise."""
+    if on_error == "raise":
+        return None
+    if isinstance(on_error, numbers.Real) and not isinstance(on_error, bool):
+        return float(on_error)
+    raise ValueError(f'on_error must be "raise" or a number, not {on_error!r}')
+
+
+def _warn_late(run: Optional[str], step: Any) -> None:
+    if (run, step) not in _warned_late:
+        _warned_late.add((run, step))
+        warnings.warn(f"step {step} of run {run!r} was already finalized (a resumed trainer replaying it?): its samples "
+                      "are scored with that step's weights but not counted again", RuntimeWarning, stacklevel=3)
+
+
+def _failed(fallback: float, err: Exception) -> dict:
+    warnings.warn(f"tutor_reward: no reward from the service ({err}); scored {fallback} instead", RuntimeWarning, stacklevel=3)
+    nan = float("nan")
+    return {"score": fallback, "plan_score": nan, "struct": nan, "pers": nan, "ped": nan, "gated": nan, "flagged": nan,
+            "counted": 0, "failed": 1}
+
+
 def compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Optional[dict] = None,
-                  *, api_key: Optional[str] = None, **_: Any) -> dict:
-    out = _client(api_key).openrlhf([solution_str], labels=[_profile(ground_truth)], step=_step(_info(extra_info)))
+                  *, api_key: Optional[str] = None, on_error: Any = "raise", retries: Optional[int] = None,
+                  **_: Any) -> dict:
+    fallback = _on_error(on_error)
+    info = _info(extra_info)
+    client = _client(api_key, retries)
+    try:
+        out = client.openrlhf([solution_str], labels=[_profile(ground_truth)], step=_step(info),
+                              count=not _validating(info))
+    except Exception as err:  # noqa: BLE001 — any failure once the client's retries are spent
+        if fallback is None:
+            raise
+        return _failed(fallback, err)
     logs = out["extra_logs"]
     if logs.get("profile_ignored", [0])[0]:
         warnings.warn(f"ground_truth could not be read as a learner profile, scored without one: {ground_truth!r:.200}",
                       RuntimeWarning, stacklevel=2)
+    if not logs["counted"][0] and not _validating(info):
+        _warn_late(client.run_id, logs["step"][0])
     return {"score": out["rewards"][0], "plan_score": out["scores"][0], "struct": logs["struct"][0],
-            "pers": logs["pers"][0], "ped": logs["ped"][0], "gated": logs["gated"][0], "flagged": logs["flagged"][0]}
+            "pers": logs["pers"][0], "ped": logs["ped"][0], "gated": logs["gated"][0], "flagged": logs["flagged"][0],
+            "counted": logs["counted"][0], "failed": 0}
 
 
 def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str], ground_truths: Sequence[Any],
                         extra_infos: Optional[Sequence[Optional[dict]]] = None, *, api_key: Optional[str] = None,
-                        **_: Any) -> list:
+                        on_error: Any = "raise", retries: Optional[int] = None, **_: Any) -> list:
+    fallback = _on_error(on_error)
     # verl passes numpy object arrays: never test them for truth, iterate them.
     n = len(solution_strs)
     infos = [_info(x) for x in extra_infos] if extra_infos is not None else [{}] * n
@@ -103,11 +163,23 @@ def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str
                         "profile": _profile(ground_truths[first]),
                         "completions": [solution_strs[i] for i in indices]})
         order.append(indices)
-    response = _client(api_key).score(payload, options={"detail": "rewards"})
+    client = _client(api_key, retries)
+    # A validation batch (every sample marked so) is scored without a run: nothing of it is counted.
+    validating = n > 0 and all(_validating(i) for i in infos)
+    if validating:
+        client.run_id = None
+    try:
+        response = client.score(payload, options={"detail": "rewards"})
+    except Exception as err:  # noqa: BLE001 — any failure once the client's retries are spent
+        if fallback is None:
+            raise
+        return [dict(_failed(fallback, err), advantage=float("nan")) for _ in range(n)]
+    counted = 0 if validating or not (response.get("run") or {}).get("counted", True) else 1
     results: list = [None] * len(solution_strs)
     for group, indices in zip(response["groups"], order):
         for plan, i in zip(group["plans"], indices):
             results[i] = {"score": plan["reward"], "plan_score": plan["score"], "advantage": plan["advantage"],
                           "struct": plan["raw"]["struct"], "pers": plan["raw"]["pers"], "ped": plan["raw"]["ped"],
-                          "gated": 1 if plan["gate"]["failed"] else 0, "flagged": 1 if plan["gaming_flags"] else 0}
+                          "gated": 1 if plan["gate"]["failed"] else 0, "flagged": 1 if plan["gaming_flags"] else 0,
+                          "counted": counted, "failed": 0}
     return results

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ErrorResponseSchema } from '../../contracts/errors.js';
+import { IdempotencyHeadersSchema } from '../../contracts/idempotency.js';
 import { OpenRlhfQuerySchema, OpenRlhfRequestSchema, OpenRlhfResponseSchema } from '../../contracts/openrlhf.js';
 import type { Service } from '../../service/context.js';
 import { scoreSamples } from '../../service/score-plan/score-samples.js';
@@ -19,18 +20,30 @@ export const openRlhfRoute =
           description:
             'Each sample is scored alone: rewards are Σ_k w_k R_k + R_hard with the run weights (no group is visible, so no ' +
             'z-score); OpenRLHF group-normalizes them itself. Samples count toward the run in automatic steps: one per ' +
-            'request, or `samples_per_step` plans per step when the run sets it.',
+            'request, or `samples_per_step` plans per step when the run sets it. A retry is counted once: by its ' +
+            'Idempotency-Key, or without one by its content (identical samples in flight together are each counted; see docs/trainers.md).',
           querystring: OpenRlhfQuerySchema,
+          headers: IdempotencyHeadersSchema,
           body: OpenRlhfRequestSchema,
           response: { 200: OpenRlhfResponseSchema, 400: ErrorResponseSchema, 503: ErrorResponseSchema, 504: ErrorResponseSchema },
         },
       },
       async (req, reply) => {
-        const scored = await scoreSamples(ctx, req.body, req.query.run_id, req.query.step, requestSignal(req, reply, ctx.deadlineMs));
+        const { run_id: runId, step: at, count } = req.query;
+        const scored = await scoreSamples(
+          ctx,
+          req.body,
+          { runId, step: at, count, idempotencyKey: req.headers['idempotency-key'] },
+          requestSignal(req, reply, ctx.deadlineMs),
+        );
         // The answer to an empty request must still be well formed.
         if (scored === null)
-          return { rewards: [], scores: [], extra_logs: { struct: [], pers: [], ped: [], gated: [], flagged: [], step: [], profile_ignored: [] } };
-        const { scores, step, summary } = scored;
+          return {
+            rewards: [],
+            scores: [],
+            extra_logs: { struct: [], pers: [], ped: [], gated: [], flagged: [], step: [], counted: [], replayed: [], profile_ignored: [] },
+          };
+        const { scores, step, summary, counted, replayed, profileIgnored } = scored;
         req.scoreSummary = summary;
         return {
           rewards: scores.map((s) => s.reward),
@@ -42,7 +55,9 @@ export const openRlhfRoute =
             gated: scores.map((s) => (s.gate.failed ? 1 : 0)),
             flagged: scores.map((s) => (s.gaming_flags.length > 0 ? 1 : 0)),
             step: scores.map(() => step),
-            profile_ignored: scores.map((s) => (s.profileIgnored ? 1 : 0)),
+            counted: scores.map(() => (counted ? 1 : 0)),
+            replayed: scores.map(() => (replayed ? 1 : 0)),
+            profile_ignored: profileIgnored.map((ignored) => (ignored ? 1 : 0)),
           },
         };
       },

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
 import { ErrorResponseSchema } from '../../contracts/errors.js';
+import { IdempotencyHeadersSchema } from '../../contracts/idempotency.js';
 import {
   ScorePlanRequestSchema,
   ScorePlanResponseSchema,
@@ -35,15 +36,7 @@ export const scorePlanRoute =
             'z-scored within its group, composed with the weights of its run step and the hard gate, and turned into a ' +
             'group-relative advantage. With `step`, the plans count toward that step of the run; a retried request ' +
             '(same run, step and Idempotency-Key) gets the same body back and is not counted again.',
-          headers: z.object({
-            'idempotency-key': z
-              .string()
-              .min(1)
-              .max(200)
-              .optional()
-              .describe('Makes a retry of this request return the same body and count once')
-              .meta({ examples: ['rank0-step12-batch3'] }),
-          }),
+          headers: IdempotencyHeadersSchema,
           body: ScorePlanRequestSchema,
           response: {
             200: z.union([ScorePlanResponseSchema, ScorePlanRewardsResponseSchema]),

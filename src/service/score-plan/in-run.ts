@@ -2,19 +2,9 @@ import type { ResolvedOptions } from '../../contracts/options.js';
 import type { ScorePlanRequest } from '../../contracts/score-plan.js';
 import { INITIAL_WEIGHTS, type AxisVector } from '../../grpo/compose.js';
 import type { GateOptions } from '../../scoring/evaluate-plan.js';
-import {
-  resolveOptions,
-  scoringDefaultsOf,
-  summaryOf,
-  tallyOf,
-  type Judged,
-  type ScoreSummary,
-  type ScoringDefaults,
-  type Tally,
-} from '../../scoring/score-groups.js';
-import { composeSample } from '../../scoring/score-samples.js';
+import { resolveOptions, scoringDefaultsOf, type ScoreSummary, type ScoringDefaults, type Tally } from '../../scoring/score-groups.js';
 import { IdempotencyConflict, receiptKey } from '../../runs/idempotency.js';
-import type { Counted, StepInfo } from '../../runs/ledger.js';
+import { stepSummary, type Counted, type StepInfo } from '../../runs/ledger.js';
 import type { Arrival } from '../../runs/turns.js';
 import type { Service } from '../context.js';
 
@@ -97,15 +87,6 @@ async function countJudged<J>(
   }
 }
 
-/** What the logs and metrics say of the run a request was counted in. */
-const runSummary = (run: StepInfo): ScoreSummary['run'] => ({
-  id: run.id,
-  step: run.step,
-  status: run.status,
-  weights: run.finalized.at(-1)?.weights_after ?? run.weights,
-  ema: run.finalized.at(-1)?.ema ?? null,
-});
-
 const runDefaults = async (deps: RunDeps, runId: string): Promise<ScoringDefaults> => {
   const config = await deps.ledger.config(runId);
   return config ? scoringDefaultsOf(config) : deps.defaults;
@@ -159,37 +140,8 @@ export async function scoreInRun<J>(
       const c = scorer.compose(judgement, options, counted.run.weights);
       const body = await c.write(counted.run);
       if (counted.receipt !== undefined) deps.replies.set(counted.receipt, body);
-      return { kind: 'scored', body, summary: { ...c.summary, run: runSummary(counted.run) } };
+      return { kind: 'scored', body, summary: { ...c.summary, run: stepSummary(counted.run) } };
     },
     arrival,
   );
-}
-
-export interface SampleResult extends Judged {
-  reward: number;
-  score: number;
-}
-
-/**
- * Samples scored one by one (OpenRLHF, verl's single form): judged at once, then counted in the request's
- * turn into `step`, or without one into the run's automatic steps (one per request, or `samples_per_step`
- * plans per step), and composed with the weights of the step they land in.
- */
-export async function scoreSamplesInRun(
-  runId: string,
-  step: number | undefined,
-  deps: RunDeps,
-  judge: (gate: GateOptions) => Promise<Judged[]>,
-  signal: AbortSignal,
-): Promise<{ scores: SampleResult[]; step: number; summary: ScoreSummary }> {
-  const judged = memoJudge(judge);
-  const byDefaults = (d: ScoringDefaults) => judged({ ...deps.defaults, strict: false, lambda_hard: d.lambda_hard, reward_profile: d.reward_profile });
-  const onArrival = runDefaults(deps, runId);
-  void onArrival.then(byDefaults).catch(() => undefined);
-  return deps.turns.inTurn(runId, signal, async () => {
-    const { judgement, counted } = await countJudged(deps, runId, step, onArrival, byDefaults, (j) => tallyOf(j, []), undefined, signal);
-    if (counted.kind !== 'counted') throw new Error(`unreachable: ${counted.kind} without an Idempotency-Key`);
-    const scores = judgement.map((e) => ({ ...e, ...composeSample(e, counted.run.weights) }));
-    return { scores, step: counted.run.step, summary: { ...summaryOf(judgement, 0), run: runSummary(counted.run) } };
-  });
 }

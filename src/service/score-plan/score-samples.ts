@@ -1,15 +1,34 @@
 import type { OpenRlhfRequest } from '../../contracts/openrlhf.js';
 import { InvalidRequest } from '../../common/errors.js';
-import type { GateOptions } from '../../scoring/evaluate-plan.js';
+import { fingerprint } from '../../runs/idempotency.js';
+import { composeSample } from '../../scoring/score-samples.js';
 import { samplesOf } from '../../trainers/openrlhf.js';
 import type { Service } from '../context.js';
-import { scoreSamplesInRun } from './in-run.js';
+import type { GateOptions } from '../../scoring/evaluate-plan.js';
+import { INITIAL_WEIGHTS } from '../../grpo/compose.js';
+import { summaryOf, type ScoreSummary } from '../../scoring/score-groups.js';
+import type { Sample, SampleAnswer } from './sample-batches.js';
+
+/** What the route answers with: each sample's reward, and the step the samples were counted in (or would be). */
+export interface ScoredSamples {
+  scores: SampleAnswer['scores'];
+  step: number;
+  counted: boolean;
+  replayed: boolean;
+  summary: ScoreSummary;
+}
 
 /**
- * OpenRLHF's samples, scored one by one on the pool and counted in `runId`'s automatic steps (or `step`);
- * an empty request opens no step. Each score carries whether its label gave no usable profile.
+ * OpenRLHF's samples (and verl's single form), scored one by one and counted in `runId`'s automatic steps
+ * (or `step`), gathered with the other single-sample requests of the run (sample-batches.ts). `count: false`
+ * scores with the run's weights of now and counts nothing (validation). An empty request opens no step.
  */
-export async function scoreSamples(svc: Service, body: OpenRlhfRequest, runId: string, step: number | undefined, signal: AbortSignal) {
+export async function scoreSamples(
+  svc: Service,
+  body: OpenRlhfRequest,
+  at: { runId: string; step: number | undefined; count: boolean; idempotencyKey: string | undefined },
+  signal: AbortSignal,
+): Promise<(ScoredSamples & { profileIgnored: boolean[] }) | null> {
   const most = svc.requestLimits.maxPlansPerRequest;
   if (body.query.length > most) {
     throw new InvalidRequest(`${body.query.length} samples, over MAX_PLANS_PER_REQUEST`, [{ path: '$.query', message: `at most ${most}` }]);
@@ -18,12 +37,34 @@ export async function scoreSamples(svc: Service, body: OpenRlhfRequest, runId: s
   // OpenRLHF with several --reward.remote_url entries sends each sample to the first and empty lists to
   // the others: no step is opened for nothing.
   if (samples.length === 0) return null;
-  const judge = (gate: GateOptions) =>
-    svc.pool.run(
-      'evaluateSamplesTask',
-      { samples: samples.map(({ completion, profile, query }) => ({ completion, profile, query })), limits: svc.planLimits, gate },
-      signal,
-    );
-  const { scores, step: counted, summary } = await scoreSamplesInRun(runId, step, svc, judge, signal);
-  return { scores: scores.map((s, i) => ({ ...s, profileIgnored: samples[i]!.profileIgnored })), step: counted, summary };
+  const profileIgnored = samples.map((s) => s.profileIgnored);
+  const plain = samples.map(({ completion, profile, query }) => ({ completion, profile, query }));
+  if (!at.count) return { ...(await uncounted(svc, at.runId, plain, signal)), profileIgnored };
+  const print = fingerprint([body.query, body.prompts ?? null, body.labels ?? null]);
+  const answer = await svc.samples.submit(at.runId, {
+    samples: plain,
+    step: at.step,
+    identity: at.idempotencyKey === undefined ? { kind: 'content', fingerprint: print } : { kind: 'key', key: at.idempotencyKey, fingerprint: print },
+    signal,
+  });
+  return { scores: answer.scores, step: answer.run.step, counted: answer.run.counted, replayed: answer.replay, summary: answer.summary, profileIgnored };
+}
+
+/** Scored with the weights the run's next plan would get, recorded nowhere. */
+async function uncounted(svc: Service, runId: string, samples: Sample[], signal: AbortSignal): Promise<ScoredSamples> {
+  const run = await svc.ledger.get(runId);
+  const gate: GateOptions = {
+    strict: false,
+    lambda_hard: run?.config.lambda_hard ?? svc.defaults.lambda_hard,
+    reward_profile: run?.config.reward_profile ?? svc.defaults.reward_profile,
+  };
+  const plans = await svc.pool.run('evaluateSamplesTask', { samples, limits: svc.planLimits, gate }, signal);
+  const weights = run?.open_step?.weights ?? run?.weights ?? INITIAL_WEIGHTS;
+  return {
+    scores: plans.map((e) => ({ ...e, ...composeSample(e, weights) })),
+    step: run?.open_step?.step ?? (run?.last_finalized_step ?? -1) + 1,
+    counted: false,
+    replayed: false,
+    summary: summaryOf(plans, 0),
+  };
 }
