@@ -13,9 +13,6 @@ const PROBES = new Set(['/health', '/ready']);
 // How long a refused connection stays half-closed, unread, before it is destroyed: destroyed at once, the
 // request the client is still sending is answered by a reset, which can discard the 503 before it is read.
 const REFUSED_LINGER_MS = 1000;
-// A connection that has not begun its first request is not closed as idle this soon after it was let in: its
-// client has sent the request, but under a burst the event loop may not have read it yet.
-const FIRST_REQUEST_GRACE_MS = 1000;
 
 class TooManyConnections extends ServiceError {
   override name = 'TooManyConnections';
@@ -35,8 +32,7 @@ interface Connection {
   idleBytes: number;
   /** Let in past MAX_CONNECTIONS: serves the probes only, then closes. */
   probesOnly: boolean;
-  /** When it was let in (performance.now()), and whether a request has begun on it since. */
-  letInAt: number;
+  /** Whether a request has begun on it. */
   used: boolean;
 }
 
@@ -57,9 +53,10 @@ export interface ConnectionLimits {
  * when every one has a request under way, the new one waits, unread, until one closes (a trainer's burst of
  * one-sample requests is served, not shed); past MAX_WAITING_CONNECTIONS waiting, it is refused with 503.
  *
- * Idle means no request in flight and no byte received since the last answer (or, for one not yet used, since
- * it was let in at least FIRST_REQUEST_GRACE_MS ago): a connection whose client has begun sending its next
- * request is not closed under it.
+ * Idle means answered, with no request in flight and no byte received since the last answer: a connection whose
+ * client has begun sending its next request is not closed under it. One not yet used is never idle: under a
+ * burst its client has sent the request before the event loop reads it, and a client that sends nothing is
+ * cut by HEADERS_TIMEOUT_MS.
  */
 export function manageConnections(app: FastifyInstance, limits: ConnectionLimits): void {
   // A proxy's connections carry every client behind it: capping them per address would cap the proxy as a
@@ -72,7 +69,7 @@ export function manageConnections(app: FastifyInstance, limits: ConnectionLimits
   // Orders the moments connections became idle.
   let clock = 0;
 
-  const idle = (c: Connection) => c.inFlight === 0 && c.socket.bytesRead === c.idleBytes && (c.used || performance.now() - c.letInAt >= FIRST_REQUEST_GRACE_MS);
+  const idle = (c: Connection) => c.used && c.inFlight === 0 && c.socket.bytesRead === c.idleBytes;
   const forget = (c: Connection) => {
     if (!bySocket.delete(c.socket)) return;
     (c.probesOnly ? reserve : admitted).delete(c);
@@ -106,7 +103,7 @@ export function manageConnections(app: FastifyInstance, limits: ConnectionLimits
     return withProbe && (reserve.size < PROBE_RESERVE || evict(reserve)) ? 'probe' : 'total';
   };
   const admit = (socket: Socket, address: string, probesOnly: boolean) => {
-    const c: Connection = { socket, address, inFlight: 0, idleSince: clock++, idleBytes: 0, probesOnly, letInAt: performance.now(), used: false };
+    const c: Connection = { socket, address, inFlight: 0, idleSince: clock++, idleBytes: 0, probesOnly, used: false };
     bySocket.set(socket, c);
     (probesOnly ? reserve : admitted).add(c);
     byAddress.set(address, (byAddress.get(address) ?? new Set()).add(c));

@@ -258,6 +258,32 @@ if (!PYTHON) {
     t.ok(rank.metric_keys.includes(`rewards/${NAME}/mean`), 'TRL logged the reward under the function’s __name__');
   });
 
+  // trl 1.13.0 _calculate_rewards: a reward function for which inspect.iscoroutinefunction is true is awaited on
+  // TRL's event loop thread, concurrently with the other async ones.
+  t.test('GRPOTrainer with AsyncPlanReward: the async path counts each training step once', async (t) => {
+    const { base } = await service();
+    const run = runId('async');
+    const r = await train(t, ['--url', base, '--run-id', run, '--output-dir', tempDir('trl-out-'), '--max-steps', '3', '--async'], {
+      out: tempDir('trl-res-'),
+    });
+    if (!t.ok(r.code === 0 && !r.hung && r.ranks.length === 1, 'trained to the end', { diagnostic: true, why: why(r) })) return;
+    const rank = r.ranks[0]!;
+    t.same(
+      rank.calls.map((c) => [c.training, c.step, c.n]),
+      [0, 1, 2].map((s) => [true, s, PER_RANK]),
+    );
+    t.ok(allFinite(rank.calls), 'every reward a number');
+    const { rows } = await view(base, run);
+    t.same(
+      rows.map((row) => [row.step, row.plans]),
+      [
+        [0, PER_RANK],
+        [1, PER_RANK],
+      ],
+    );
+    t.ok(rank.metric_keys.includes(`rewards/${NAME}/mean`), 'TRL logged it under the function’s __name__');
+  });
+
   // Evaluation (eval_strategy steps, eval_steps 2, 3 training steps: evaluations at steps 2 and 3) is scored
   // but must not enter the run: it would add plans to step 2 and open a step 3 no training step made.
   for (const watch of [true, false]) {

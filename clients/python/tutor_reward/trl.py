@@ -196,9 +196,11 @@ def AsyncPlanReward(*args: Any, **kwargs: Any):  # noqa: N802 — stands beside 
 
     TRL tells an async reward function by `inspect.iscoroutinefunction`, which is false for any object with
     an async `__call__` before Python 3.12, so this is a function; the PlanReward behind it is its `.reward`
-    (for `watch` and `last_response`). The HTTP call runs on a thread of the event loop's executor.
+    (for `watch` and `last_response`), or the one given as its only argument. The HTTP call runs on a
+    thread of the event loop's executor.
     """
-    reward = PlanReward(*args, **kwargs)
+    given = len(args) == 1 and not kwargs and isinstance(args[0], PlanReward)
+    reward = args[0] if given else PlanReward(*args, **kwargs)
 
     async def call(**columns: Any) -> list:
         return await asyncio.to_thread(reward, **columns)

@@ -27,7 +27,7 @@ from tokenizers import Tokenizer, models, pre_tokenizers  # noqa: E402
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast, TrainerCallback  # noqa: E402
 from trl import GRPOConfig, GRPOTrainer  # noqa: E402
 
-from tutor_reward import Client, PlanReward  # noqa: E402
+from tutor_reward import AsyncPlanReward, Client, PlanReward  # noqa: E402
 
 DEAD_URL = "http://127.0.0.1:9"  # discard port: nothing listens, connections are refused at once
 NUM_GENERATIONS = 4
@@ -106,6 +106,8 @@ def main():
     p.add_argument("--max-steps", type=int, default=3)
     p.add_argument("--eval", action="store_true", help="eval_strategy steps with an eval_dataset")
     p.add_argument("--watch", action="store_true", help="reward.watch(trainer)")
+    p.add_argument("--async", dest="use_async", action="store_true",
+                   help="the reward as AsyncPlanReward: TRL's async path (its event loop thread)")
     p.add_argument("--save-steps", type=int, default=0)
     p.add_argument("--resume", default=None, help="checkpoint directory to resume from")
     p.add_argument("--dump-at", type=float, default=0,
@@ -138,7 +140,8 @@ def main():
         save_strategy="steps" if a.save_steps else "no", save_steps=a.save_steps or 500, save_only_model=False,
     )
     logs = LogKeys()
-    trainer = GRPOTrainer(model=build_model(tokenizer), reward_funcs=[reward], args=args,
+    trainer = GRPOTrainer(model=build_model(tokenizer), reward_funcs=[AsyncPlanReward(reward) if a.use_async else reward],
+                          args=args,
                           train_dataset=dataset(range(len(QUERIES))),
                           eval_dataset=dataset([0, 3]) if a.eval else None,
                           processing_class=tokenizer, callbacks=[logs])
