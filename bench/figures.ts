@@ -513,6 +513,39 @@ function renderPythonClient(r: BenchResult<PythonClientFigures>): string {
   ].join('\n');
 }
 
+// --- answer revealing on the Coding-Tutor tasks (bench/reveals-check.ts) ---
+interface RevealsCheckFigures {
+  tasks: number;
+  source: string;
+  kinds: Record<string, { candidates: number; reveals_ge_05: number; reveals_le_02: number; flagged: number; mean: number }>;
+  ranked_first: { pasted: number; any_revealing: number; of_tasks: number };
+}
+const KIND_LABEL: Record<string, string> = {
+  pasted: 'pastes the reference code (3 templates)',
+  pasted_renamed: 'pastes it with local names renamed, reformatted',
+  step_as_answer: 'states a solution step as what to do (2)',
+  guiding: 'asks a guiding question (3)',
+  partial_hint: 'gives a partial hint (2)',
+  encouragement: 'encouragement only (2)',
+  off_topic: 'off topic (2)',
+};
+function renderRevealsCheck(r: BenchResult<RevealsCheckFigures>): string {
+  const s = r.figures;
+  const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+  return [
+    `${measuredOn(r, 'npm run check:reveals')} The ${s.tasks} Coding-Tutor tasks (${s.source}), one \`/verify-turn\` request each with ` +
+      'the task (signature, dependencies, solution steps, reference code), a student asking where to start, and 15 candidates whose property is known by construction:',
+    '',
+    '| candidate | candidates | `reveals_answer` ≥ 0.5 | ≤ 0.2 | `reveals` names a span | mean `reveals_answer` |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...Object.entries(s.kinds).map(
+      ([k, v]) => `| ${KIND_LABEL[k] ?? k} | ${v.candidates} | ${pct(v.reveals_ge_05)} | ${pct(v.reveals_le_02)} | ${pct(v.flagged)} | ${v.mean.toFixed(3)} |`,
+    ),
+    '',
+    `Ranked first: a pasted solution in ${s.ranked_first.pasted} of ${s.ranked_first.of_tasks} tasks, any candidate that gives the solution away in ${s.ranked_first.any_revealing}.`,
+  ].join('\n');
+}
+
 interface Block {
   /** The result file it renders: bench/results/<result>.json. */
   result: string;
@@ -539,6 +572,7 @@ export const BLOCKS: Record<string, Block> = {
   probes: block('probes', renderProbes),
   'openrlhf-burst': block('openrlhf-burst', renderOpenRlhfBurst),
   'python-client': block('python-client', renderPythonClient),
+  'reveals-check': block('reveals-check', renderRevealsCheck),
 };
 
 const MARKER = /<!-- ([a-z0-9-]+)-figures:(start|end) -->/g;

@@ -25,6 +25,18 @@ const task = (round: number) => ({
     'Keep a running sum of the current window',
     'Slide the window one value at a time and append sum / window',
   ],
+  // The reference solution: every candidate is also read against it (answer revealing).
+  reference_code: [
+    `def moving_average_${round}(values, window):`,
+    '    if window <= 0 or window > len(values):',
+    '        raise ValueError("window")',
+    '    total = sum(values[:window])',
+    '    out = [total / window]',
+    '    for i in range(window, len(values)):',
+    '        total += values[i] - values[i - window]',
+    '        out.append(total / window)',
+    '    return out',
+  ].join('\n'),
 });
 const tutorLines = [
   'What should moving_average([1, 2, 3, 4], 2) return, step by step?',

@@ -107,7 +107,7 @@ export const ConfigSchema = z
       .min(1)
       .default(fileURLToPath(new URL('../models/verifier', import.meta.url)))
       .describe(
-        'turn verifier directory (`manifest.json`: `embedding-head` or `cross-encoder`); `models/verifier-head` is the embedding head without dimension predictions',
+        'turn verifier directory (`manifest.json`: `embedding-head` or `cross-encoder`, or `remote`: a model served by vLLM or text-embeddings-inference); `models/verifier-head` is the embedding head without dimension predictions',
       ),
     ENCODER_CACHE_SIZE: int(10_000).describe("sentence embeddings kept in the LRU cache, per encoder (the service's and the verifier's) per worker"),
     ENCODER_BATCH_SIZE: int(32).describe('texts per ONNX run'),

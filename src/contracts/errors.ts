@@ -75,6 +75,12 @@ export const ERRORS = {
       'The run state database was found damaged, deleted, replaced or truncated while running (SQLite: from then on the service stops using it and `/ready` answers 503; restore it and restart)',
   },
   capability_unavailable: { status: 503, retryable: false, meaning: 'A model the route needs did not load (the message says which and why)' },
+  verifier_unavailable: {
+    status: 503,
+    retryable: true,
+    meaning:
+      'The turn verifier is a `remote` one and its inference server is down, too slow (past its `timeout_ms` after retries) or answered something other than its documented answer (the message says which)',
+  },
   worker_out_of_memory: { status: 503, retryable: false, meaning: 'A task outgrew `WORKER_HEAP_MB`; the worker was replaced: send less per request' },
   deadline_exceeded: {
     status: 504,

@@ -12,6 +12,9 @@ const VerifyTaskSchema = z
     description: Text.min(1).describe('The target task, e.g. a function signature and docstring, or a problem statement'),
     dependencies: z.array(Text).max(VERIFY_LIMITS.maxListItems).optional().describe('Reference knowledge: dependency paths'),
     solution_steps: z.array(Text).max(VERIFY_LIMITS.maxListItems).optional().describe('Reference knowledge: key solution steps'),
+    reference_code: Text.optional().describe(
+      "The reference solution's code (as the Coding-Tutor tasks carry it): a candidate that reproduces a substantial part of it, renamed or reformatted, reveals the answer",
+    ),
     code_context: Text.optional(),
   })
   .strict();
@@ -57,7 +60,9 @@ export const VerifyTurnResponseSchema = z
       .describe(
         'Score of each candidate in [0, 1], in request order: the predicted turn value v, which the default model blends with its guidance and actionability (see its model card)',
       ),
-    ranking: z.array(z.number().int()).describe('Candidate indices, best first (top_k of them when asked)'),
+    ranking: z
+      .array(z.number().int())
+      .describe('Candidate indices, best first (top_k of them when asked); a candidate that reveals the solution comes after every one that does not'),
     best: z.object({ index: z.number().int(), text: z.string(), score: z.number() }),
     candidates: z
       .array(
@@ -70,12 +75,27 @@ export const VerifyTurnResponseSchema = z
             .record(z.string(), z.number().min(0).max(1))
             .optional()
             .describe(
-              'Predicted probability of each labelled quality of the candidate, by name (the default model: the eight MRBench dimensions, e.g. `reveals_answer`); see the model card',
+              'Predicted probability of each labelled quality of the candidate, by name (the default model: the eight MRBench dimensions, e.g. `reveals_answer`; raised to at least 0.5 when `reveals` found the solution given); see the model card',
+            ),
+          reveals: z
+            .object({
+              kind: z
+                .enum(['reference_code', 'solution_step', 'stated_answer'])
+                .describe(
+                  'reference_code: reproduces part of task.reference_code; solution_step: states a solution step as what to do; stated_answer: says it gives the answer',
+                ),
+              span: z.tuple([z.number().int(), z.number().int()]).describe('[start, end) offsets (UTF-16) of the candidate text that did it'),
+              overlap: z.number().describe('How much was given: share of the reference code or of the step (1 for a stated answer)'),
+              step: z.number().int().optional().describe('solution_step: the index in task.solution_steps'),
+            })
+            .nullable()
+            .describe(
+              'How this candidate gives the solution away, read against the task; null when it does not. Such a candidate ranks after every one that does not',
             ),
         }),
       )
       .describe('Per candidate, in request order: what the score is made of'),
-    model: z.object({ name: z.string(), version: z.string(), kind: z.enum(['embedding-head', 'cross-encoder']) }),
+    model: z.object({ name: z.string(), version: z.string(), kind: z.enum(['embedding-head', 'cross-encoder', 'remote']) }),
     truncated: z
       .object({
         task: z.boolean().describe('The task text was cut to fit the model input'),

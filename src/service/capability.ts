@@ -16,11 +16,16 @@ export class Capability<T> {
   private loading: Promise<T> | undefined;
   private state: CapabilityStatus = { ready: false, reason: 'not loaded yet (loads on first use)' };
 
-  /** `settings`: setting name → its directory, named instead of the path in what clients are told. */
+  /**
+   * `settings`: setting name → its directory, named instead of the path in what clients are told.
+   * `probe`: for a capability served by another process (a remote verifier), whether it answers now
+   * (null) or why not; `check` asks it once the capability has loaded.
+   */
   constructor(
     readonly name: string,
     private readonly load: () => Promise<T>,
     private readonly settings: Record<string, string> = {},
+    private readonly probe?: () => Promise<string | null>,
   ) {}
 
   /** A load failure as clients see it (/ready, 503s): no absolute path of this machine in it. */
@@ -50,5 +55,13 @@ export class Capability<T> {
 
   status(): CapabilityStatus {
     return { ...this.state };
+  }
+
+  /** The state for /ready: `status`, and for a loaded capability with a probe, whether its server answers now. */
+  async check(): Promise<CapabilityStatus> {
+    const state = this.status();
+    if (!state.ready || !this.probe) return state;
+    const problem = await this.probe();
+    return problem === null ? state : { ready: false, reason: this.reasonOf(new Error(problem)) };
   }
 }

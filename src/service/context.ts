@@ -8,6 +8,7 @@ import type { RunStore } from '../runs/store.js';
 import type { StoreEvents } from '../runs/store-health.js';
 import { RunTurns } from '../runs/turns.js';
 import { DEFAULT_SCORING, type ScoringDefaults } from '../scoring/score-groups.js';
+import { remoteProbe } from '../verify/verifier.js';
 import { Capability } from './capability.js';
 import { createPool, type WorkPool } from './pool/pool.js';
 import { pooledSampleJudge, SampleBatches } from './score-plan/sample-batches.js';
@@ -93,7 +94,13 @@ export async function startService(config: Config, events: ServiceEvents = {}): 
     deadlineMs: config.REQUEST_DEADLINE_MS,
     maxJsonDepth: config.MAX_JSON_DEPTH,
     encoder: new Capability('sentence encoder', load('encoder'), { ENCODER_DIR: config.ENCODER_DIR }),
-    verifier: new Capability('turn verifier', load('verifier'), { VERIFIER_DIR: config.VERIFIER_DIR, ENCODER_DIR: config.ENCODER_DIR }),
+    verifier: new Capability(
+      'turn verifier',
+      load('verifier'),
+      { VERIFIER_DIR: config.VERIFIER_DIR, ENCODER_DIR: config.ENCODER_DIR },
+      // A remote verifier is ready while its inference server answers.
+      await remoteProbe(config.VERIFIER_DIR),
+    ),
     judge: config.JUDGE_BASE_URL
       ? {
           baseUrl: config.JUDGE_BASE_URL,

@@ -1,6 +1,7 @@
 import { untilAborted } from '../common/errors.js';
 import type { VerifyTurnRequest } from '../contracts/verify-turn.js';
 import { rankCandidates } from '../verify/ranking.js';
+import { revealProbability, revealsSolution } from '../verify/reveals.js';
 import type { Service } from './context.js';
 
 /** /verify-turn: every candidate scored by the turn verifier on one worker, and ranked. */
@@ -11,13 +12,24 @@ export async function verifyTurn(svc: Service, body: VerifyTurnRequest, signal: 
   // the dialogue once per worker and took every core for one client.
   const { verification, info } = await svc.pool.run('verifyTask', { task, context, candidates }, signal);
   const scores = verification.candidates.map((c) => c.score);
-  const ranking = rankCandidates(scores);
+  const reveals = candidates.map((text) => revealsSolution(text, task));
+  const ranking = rankCandidates(
+    scores,
+    reveals.map((r) => r !== null),
+  );
   const best = ranking[0]!;
   return {
     scores,
     ranking: options?.top_k ? ranking.slice(0, options.top_k) : ranking,
     best: { index: best, text: candidates[best]!, score: scores[best]! },
-    candidates: verification.candidates.map((c, index) => ({ index, ...c })),
+    candidates: verification.candidates.map((c, index) => {
+      const reveal = reveals[index]!;
+      const dims =
+        c.dimensions && 'reveals_answer' in c.dimensions
+          ? { ...c.dimensions, reveals_answer: revealProbability(c.dimensions.reveals_answer, reveal)! }
+          : c.dimensions;
+      return { index, ...c, ...(dims ? { dimensions: dims } : {}), reveals: reveal };
+    }),
     model: info,
     truncated: verification.truncated,
   };

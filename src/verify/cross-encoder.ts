@@ -3,9 +3,8 @@ import { join, resolve } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import * as ort from 'onnxruntime-node';
 import { sessionOptions } from '../text/onnx-session.js';
-import { knowledgeText, turnLine } from './format.js';
+import { fill, traverFields } from './format.js';
 import type { CrossEncoderManifest } from './manifest.js';
-import type { DialogueTurn, VerifyTask } from '../contracts/verify-turn.js';
 import { sigmoid, type TurnVerifier, type Verification, type VerifyInput } from './model.js';
 
 // Past this many characters per token of the budget, text is cut before tokenizing (from the side the
@@ -109,17 +108,4 @@ export class CrossEncoderVerifier implements TurnVerifier {
     if (out.data.length !== n) throw new Error(`output "${this.output}" has shape [${out.dims.join(', ')}], not one logit per row`);
     return Array.from(out.data as Float32Array, Number);
   }
-}
-
-/** Traver's template fields: the task, the reference knowledge, the dialogue as speaker-tagged lines. */
-export function traverFields(task: VerifyTask, context: readonly DialogueTurn[]): Record<string, string> {
-  return {
-    task: task.code_context ? `${task.description}\n${task.code_context}` : task.description,
-    knowledge: knowledgeText(task),
-    context: context.map(turnLine).join('\n'),
-  };
-}
-
-export function fill(template: string, fields: Record<string, string>): string {
-  return template.replace(/\{(task|knowledge|context|response)\}/g, (_, k: string) => fields[k] ?? '');
 }

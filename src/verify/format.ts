@@ -3,7 +3,7 @@ import type { DialogueTurn, VerifyTask } from '../contracts/verify-turn.js';
 // The verifier's inputs in the order of Traver's template: the target task (its description, then the
 // reference knowledge: dependency paths and key solution steps), the conversation context, the response.
 /** The reference knowledge: "Dependencies: a; b" and "Steps: …" lines, those the task has. */
-export function knowledgeText(task: VerifyTask): string {
+function knowledgeText(task: VerifyTask): string {
   const lines: string[] = [];
   if (task.dependencies?.length) lines.push(`Dependencies: ${task.dependencies.join('; ')}`);
   if (task.solution_steps?.length) lines.push(`Steps: ${task.solution_steps.join(' ')}`);
@@ -16,6 +16,20 @@ export function taskText(task: VerifyTask): string {
   const knowledge = knowledgeText(task);
   if (knowledge) parts.push(knowledge);
   return parts.join('\n');
+}
+
+/** Traver's template fields: the task, the reference knowledge, the dialogue as speaker-tagged lines. */
+export function traverFields(task: VerifyTask, context: readonly DialogueTurn[]): Record<string, string> {
+  return {
+    task: task.code_context ? `${task.description}\n${task.code_context}` : task.description,
+    knowledge: knowledgeText(task),
+    context: context.map(turnLine).join('\n'),
+  };
+}
+
+/** A template with its {task}, {knowledge}, {context} and {response} placeholders filled in. */
+export function fill(template: string, fields: Record<string, string>): string {
+  return template.replace(/\{(task|knowledge|context|response)\}/g, (_, k: string) => fields[k] ?? '');
 }
 
 /** One dialogue turn as every verifier input writes it: "Tutor: …" or "Student: …". */

@@ -5,7 +5,10 @@ import { z } from 'zod';
 //   the encoder directory it was trained with; the response may instead enter as token ids, through the
 //   model's own fine-tuned encoder (the default model, trained in training/);
 // - cross-encoder: a transformer exported to ONNX that reads the task, context and response as one token
-//   sequence (Traver's template) and outputs one logit, served from its tokenizer.json.
+//   sequence (Traver's template) and outputs one logit, served from its tokenizer.json;
+// - remote: a sequence-classification / reward model served by vLLM (`/classify`) or Hugging Face
+//   text-embeddings-inference (`/predict`), called over HTTP with Traver's input rendered to text
+//   (remote.ts); the directory holds only manifest.json.
 const Common = {
   name: z.string().min(1),
   version: z.string().min(1),
@@ -56,7 +59,53 @@ const CrossEncoderManifestSchema = z.object({
   }),
 });
 
-export const VerifierManifestSchema = z.discriminatedUnion('kind', [EmbeddingHeadManifestSchema, CrossEncoderManifestSchema]);
+/** Traver's order as one text: the task and its knowledge, the dialogue, then the candidate as the tutor's next turn. */
+export const REMOTE_TEMPLATE = '{task}\n{knowledge}\n{context}\nTutor: {response}';
+
+const RemoteManifestSchema = z
+  .object({
+    kind: z.literal('remote'),
+    name: z.string().min(1),
+    version: z.string().min(1),
+    /** The server's root, e.g. http://localhost:8000 (vLLM) or http://localhost:8080 (TEI). */
+    url: z.url({ protocol: /^https?$/ }),
+    /** vllm: POST {url}/classify; tei: POST {url}/predict. */
+    api: z.enum(['vllm', 'tei']),
+    /** The model name sent to vLLM (`model`); unset: the server's only model. */
+    served_model: z.string().min(1).optional(),
+    /**
+     * Traver's input: `first` with {task}, {knowledge}, {context} and {response}, one text per candidate;
+     * with `second` (TEI only), the text pair [first, second] instead, {response} in `second`.
+     */
+    template: z.object({ first: z.string().min(1), second: z.string().min(1).optional() }).default({ first: REMOTE_TEMPLATE }),
+    /**
+     * What the server's number means: `probability`, the server's own activation (a sigmoid for a
+     * one-label head, a softmax over labels otherwise: then `label` picks the class); `value`, the raw
+     * output taken as the turn value and clamped to [0, 1] (a regression head trained with MSE on turn values).
+     */
+    output: z.enum(['probability', 'value']).default('probability'),
+    /** The class whose probability is the score when the model has several: vLLM its index, TEI its name. */
+    label: z.union([z.number().int().min(0), z.string().min(1)]).optional(),
+    /** Longest one call may take (the request's deadline cuts it shorter). */
+    timeout_ms: z.number().int().positive().default(10_000),
+    /** Retries of a call that failed to connect, timed out or got 429/5xx, with exponential back-off. */
+    retries: z.number().int().min(0).max(10).default(2),
+    /** Bearer token sent as `Authorization`, if the server needs one. */
+    api_key: z.string().min(1).optional(),
+  })
+  .refine((m) => (m.template.second ?? m.template.first).includes('{response}'), {
+    message: 'the template must contain {response} (in `second` when there is one)',
+    path: ['template'],
+  })
+  .refine((m) => !(m.template.second && m.template.first.includes('{response}')), { message: '{response} belongs in template.second', path: ['template'] })
+  .refine((m) => m.api === 'tei' || !m.template.second, { message: "vLLM's /classify takes one text per input: no template.second", path: ['template'] })
+  .refine((m) => m.label === undefined || typeof m.label === (m.api === 'vllm' ? 'number' : 'string'), {
+    message: 'label is the class index for vllm, the label name for tei',
+    path: ['label'],
+  });
+
+export const VerifierManifestSchema = z.discriminatedUnion('kind', [EmbeddingHeadManifestSchema, CrossEncoderManifestSchema, RemoteManifestSchema]);
 export type VerifierManifest = z.infer<typeof VerifierManifestSchema>;
 export type EmbeddingHeadManifest = z.infer<typeof EmbeddingHeadManifestSchema>;
 export type CrossEncoderManifest = z.infer<typeof CrossEncoderManifestSchema>;
+export type RemoteManifest = z.infer<typeof RemoteManifestSchema>;

@@ -26,7 +26,8 @@ export interface Verification {
 /** A turn verifier. Each candidate is scored on its own, whatever the others are. */
 export interface TurnVerifier {
   readonly info: { name: string; version: string; kind: VerifierManifest['kind'] };
-  verify(input: VerifyInput): Promise<Verification>;
+  /** `stop`: true once the request is abandoned (its deadline passed, its client left); a model may then stop early. */
+  verify(input: VerifyInput, stop?: () => boolean): Promise<Verification>;
 }
 
 /** Resolves an encoder directory to its (shared) loaded encoder. */

@@ -15,6 +15,22 @@ const WARM_UP: VerifyInput = {
   candidates: ['What do you get if you count on three from two?'],
 };
 
+/**
+ * For a `remote` verifier directory, a check of its server for /ready (null: it answers; otherwise why
+ * not); undefined for a model served in-process or a directory that does not load (its load says why).
+ */
+export async function remoteProbe(dir: string): Promise<(() => Promise<string | null>) | undefined> {
+  const parsed = VerifierManifestSchema.safeParse(
+    await readFile(join(dir, 'manifest.json'), 'utf8')
+      .then((text) => JSON.parse(text) as unknown)
+      .catch(() => undefined),
+  );
+  if (!parsed.success || parsed.data.kind !== 'remote') return undefined;
+  const manifest = parsed.data;
+  const { remoteHealth } = await import('./remote.js');
+  return () => remoteHealth(manifest);
+}
+
 /** `threads`: onnxruntime intra-op threads of the verifier's own session (0: the runtime's default). */
 export async function loadVerifier(dir: string, encoderAt: EncoderAt, threads = 0): Promise<TurnVerifier> {
   const manifestPath = join(dir, 'manifest.json');
@@ -33,6 +49,9 @@ export async function loadVerifier(dir: string, encoderAt: EncoderAt, threads = 
     throw new VerifierNotLoadable(`${manifestPath}: ${first.path.join('.') || '(root)'}: ${first.message}`);
   }
   const manifest = parsed.data;
+  // A served model is not called at load: the server may start after the service (a 7B model takes
+  // minutes), and /ready reports whether it answers (remoteProbe).
+  if (manifest.kind === 'remote') return new (await import('./remote.js')).RemoteVerifier(manifest);
   let verifier: TurnVerifier;
   try {
     verifier =

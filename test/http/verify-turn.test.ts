@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
-import { VERIFY_LIMITS, VerifyTurnRequestSchema } from '../../src/contracts/verify-turn.js';
+import { VERIFY_LIMITS, type VerifyTurnRequest, VerifyTurnRequestSchema } from '../../src/contracts/verify-turn.js';
 import { appMetric, example, testApp } from '../support/app.js';
 
-const EXAMPLE_VERIFY_REQUEST = example(VerifyTurnRequestSchema);
+const EXAMPLE_VERIFY_REQUEST = example(VerifyTurnRequestSchema) as VerifyTurnRequest;
 const BYO = fileURLToPath(new URL('../fixtures/tiny-cross-encoder', import.meta.url));
 const request = {
   task: { description: 'python code', solution_steps: ['loop'] },
@@ -55,6 +55,31 @@ t.test('POST /verify-turn with the default model explains each candidate by its 
   }
   // The example's first candidate states the answer; the second asks a question.
   t.ok(candidates[0]!.dimensions.reveals_answer! > candidates[1]!.dimensions.reveals_answer!);
+});
+
+t.test('POST /verify-turn reads candidates against the reference code: one that pastes it is flagged and never ranks first', async (t) => {
+  const app = await testApp();
+  t.teardown(() => app.close());
+  const reference_code = 'def running_total(xs):\n    total, out = 0, []\n    for x in xs:\n        total += x\n        out.append(total)\n    return out';
+  const pasted = `Try this:\n\`\`\`python\n${reference_code.replaceAll('total', 'acc')}\n\`\`\``;
+  const guiding = 'Close! What is the total after adding the first two numbers, 1 and 2?';
+  const payload = { ...EXAMPLE_VERIFY_REQUEST, task: { ...EXAMPLE_VERIFY_REQUEST.task, reference_code }, candidates: [pasted, guiding, 'Try again.'] };
+  const res = await app.inject({ method: 'POST', url: '/verify-turn', payload });
+  t.equal(res.statusCode, 200, res.body);
+  const body = res.json() as {
+    ranking: number[];
+    best: { index: number };
+    candidates: { dimensions: Record<string, number>; reveals: { kind: string; span: [number, number] } | null }[];
+  };
+  const [p, g, other] = body.candidates;
+  t.equal(p!.reveals?.kind, 'reference_code');
+  t.match(pasted.slice(...p!.reveals!.span), /acc, out = 0[\s\S]*return out/, 'the span is the pasted code');
+  t.ok(p!.dimensions.reveals_answer! >= 0.5, String(p!.dimensions.reveals_answer));
+  t.same([g!.reveals, other!.reveals], [null, null]);
+  t.equal(body.ranking.at(-1), 0, 'the pasted solution ranks last');
+  t.not(body.best.index, 0);
+  const without = await app.inject({ method: 'POST', url: '/verify-turn', payload: { ...payload, task: EXAMPLE_VERIFY_REQUEST.task } });
+  t.equal(without.json<{ candidates: { reveals: unknown }[] }>().candidates[0]!.reveals, null, 'without reference_code the code is not recognised');
 });
 
 t.test('POST /verify-turn: bad requests are 400s naming the field', async (t) => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { fill, traverFields } from '../../src/verify/cross-encoder.js';
+import { fill, traverFields } from '../../src/verify/format.js';
 import { sigmoid, type EncoderAt } from '../../src/verify/model.js';
 import { loadVerifier } from '../../src/verify/verifier.js';
 import { copyWithManifest } from '../support/model-dir.js';

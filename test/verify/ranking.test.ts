@@ -6,3 +6,9 @@ t.test('candidates by score, best first; ties keep request order', async (t) => 
   t.same(rankCandidates([0.5, 0.7, 0.5, 0.7]), [1, 3, 0, 2]);
   t.same(rankCandidates([0.3]), [0]);
 });
+
+t.test('a candidate that reveals the solution ranks after every one that does not, whatever its score', async (t) => {
+  t.same(rankCandidates([0.9, 0.2, 0.5], [true, false, false]), [2, 1, 0]);
+  t.same(rankCandidates([0.9, 0.2], [true, true]), [0, 1], 'among revealing ones, by score');
+  t.same(rankCandidates([0.9, 0.2], [false, false]), [0, 1]);
+});

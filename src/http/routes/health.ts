@@ -66,7 +66,7 @@ export const healthRoutes =
               : readiness;
         return reply.code(state.ready ? 200 : 503).send({
           ...state,
-          capabilities: Object.fromEntries(Object.entries(capabilities).map(([name, c]) => [name, c.status()])),
+          capabilities: Object.fromEntries(await Promise.all(Object.entries(capabilities).map(async ([name, c]) => [name, await c.check()] as const))),
           pool: status,
         });
       },

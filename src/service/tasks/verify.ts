@@ -6,6 +6,6 @@ import { task, type Stop } from './task.js';
 export function verifyTask(input: VerifyInput, stop: Stop) {
   return task(stop, async () => {
     const v = await verifier();
-    return { verification: await v.verify(input), info: v.info };
+    return { verification: await v.verify(input, stop), info: v.info };
   });
 }
