@@ -102,16 +102,6 @@ export function manageConnections(app: FastifyInstance, limits: ConnectionLimits
     if (admitted.size < limits.maxConnections || evict(admitted)) return 'yes';
     return withProbe && (reserve.size < PROBE_RESERVE || evict(reserve)) ? 'probe' : 'total';
   };
-  const admit = (socket: Socket, address: string, probesOnly: boolean) => {
-    const c: Connection = { socket, address, inFlight: 0, idleSince: clock++, idleBytes: 0, probesOnly, used: false };
-    bySocket.set(socket, c);
-    (probesOnly ? reserve : admitted).add(c);
-    byAddress.set(address, (byAddress.get(address) ?? new Set()).add(c));
-    socket.once('close', () => {
-      forget(c);
-      letHeldIn();
-    });
-  };
   /** Lets in the held connections that fit now, oldest first. */
   const letHeldIn = () => {
     const full = new Set<string>();
@@ -134,8 +124,16 @@ export function manageConnections(app: FastifyInstance, limits: ConnectionLimits
   // parser (which reads a socket's handle directly, whatever the stream's pause says) until it is let in.
   const server = app.server;
   const emit = server.emit.bind(server);
+  /** Counts the connection in and hands it to Node's HTTP server. */
   const letIn = (socket: Socket, address: string, probesOnly: boolean) => {
-    admit(socket, address, probesOnly);
+    const c: Connection = { socket, address, inFlight: 0, idleSince: clock++, idleBytes: 0, probesOnly, used: false };
+    bySocket.set(socket, c);
+    (probesOnly ? reserve : admitted).add(c);
+    byAddress.set(address, (byAddress.get(address) ?? new Set()).add(c));
+    socket.once('close', () => {
+      forget(c);
+      letHeldIn();
+    });
     emit('connection', socket);
   };
   server.emit = ((event: string | symbol, ...args: unknown[]): boolean => {

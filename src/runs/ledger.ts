@@ -117,11 +117,6 @@ export class RunLedger {
     return { id, config, weights: normalize(config.w0), ema: null, last_finalized_step: null, finalized_steps: 0, created_at: at, updated_at: at };
   }
 
-  private async loadOrCreate(tx: RunTx, id: string): Promise<RunRecord> {
-    const existing = await tx.run();
-    return existing ?? this.create(tx, id, {});
-  }
-
   /** Creates a run or changes its configuration; new values apply from the next step on. */
   configure(id: string, patch: RunConfigPatch): Promise<{ run: RunView; created: boolean }> {
     return this.store.withRun(id, async (tx) => {
@@ -208,8 +203,10 @@ export class RunLedger {
         const defaults = scoringDefaultsOf(existing.config);
         if (defaults.lambda_hard !== judgedWith.lambda_hard || defaults.reward_profile !== judgedWith.reward_profile) return { kind: 'stale', defaults };
       }
+      // The run and its open step are read once and kept current here as each request changes them.
+      const state = { run: existing ?? (await this.create(tx, id, {})), open: await tx.openStep() };
       const counted: Array<Exclude<Counted, { kind: 'stale' }>> = [];
-      for (const item of items) counted.push(await this.countIn(tx, id, item.step, item.tally, item.receipt));
+      for (const item of items) counted.push(await this.countIn(tx, id, state, item.step, item.tally, item.receipt));
       return { kind: 'counted', counted };
     });
   }
@@ -217,6 +214,7 @@ export class RunLedger {
   private async countIn(
     tx: RunTx,
     id: string,
+    state: { run: RunRecord; open: OpenStep | null },
     step: number | undefined,
     tally: Tally,
     receipt: ReceiptClaim | undefined,
@@ -227,9 +225,8 @@ export class RunLedger {
         if (known) return known.fingerprint === receipt.fingerprint ? { kind: 'replay', receipt: known } : { kind: 'conflict' };
       }
     }
-    let run = await this.loadOrCreate(tx, id);
+    let { run, open } = state;
     const defaults = scoringDefaultsOf(run.config);
-    let open = await tx.openStep();
     const finalized: HistoryRow[] = [];
     const fold = async (o: OpenStep) => {
       const { row, after } = await this.finalizeOpen(tx, run, o);
@@ -284,8 +281,11 @@ export class RunLedger {
       };
       await tx.saveOpenStep(grown);
       await tx.addValues(grown.step, tally.raws, tally.diversities);
+      open = grown;
       if (grown.auto && (run.config.samples_per_step === null || grown.plans >= run.config.samples_per_step)) await fold(grown);
     }
+    state.run = run;
+    state.open = open;
     const info: StepInfo = { id, step: target.step, status: target.status, counted: target.status !== 'late', weights: target.weights, finalized };
     const stored = receipt ? await tx.putReceipt(receipt.key, { fingerprint: receipt.fingerprint, run: info, defaults }) : undefined;
     return { kind: 'counted', run: info, defaults, receipt: stored };

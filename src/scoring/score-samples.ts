@@ -5,12 +5,15 @@ import type { PlanLimits } from '../plan/parse.js';
 import { evaluatePlan, groupContext, type GateOptions, type GroupContext, type PlanEvaluation } from './evaluate-plan.js';
 import type { Judged } from './score-groups.js';
 
+/** One sample as it is judged: the completion, the learner's profile and, when known, the query it answers. */
+export interface Sample {
+  completion: unknown;
+  profile: Profile;
+  query: string | null;
+}
+
 /** Each sample judged alone, its profile's signals computed once per distinct profile. The costly half. */
-export function evaluateSamples(
-  samples: ReadonlyArray<{ completion: unknown; profile: Profile; query: string | null }>,
-  limits: PlanLimits,
-  gate: GateOptions,
-): PlanEvaluation[] {
+export function evaluateSamples(samples: readonly Sample[], limits: PlanLimits, gate: GateOptions): PlanEvaluation[] {
   const contexts = new Map<string, GroupContext>();
   return samples.map(({ completion, profile, query }) => {
     const key = JSON.stringify([query, profile]);

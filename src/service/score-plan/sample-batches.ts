@@ -3,17 +3,10 @@ import type { RunTurns } from '../../runs/turns.js';
 import { IdempotencyConflict, receiptKey } from '../../runs/idempotency.js';
 import type { GateOptions } from '../../scoring/evaluate-plan.js';
 import { scoringDefaultsOf, summaryOf, tallyOf, type Judged, type ScoreSummary, type ScoringDefaults } from '../../scoring/score-groups.js';
-import type { Profile } from '../../contracts/profile.js';
 import type { PlanLimits } from '../../plan/parse.js';
 import type { WorkPool } from '../pool/pool.js';
-import { composeSample } from '../../scoring/score-samples.js';
-
-/** One sample as the judge reads it. */
-export interface Sample {
-  completion: string;
-  profile: Profile;
-  query: string | null;
-}
+import { composeSample, type Sample } from '../../scoring/score-samples.js';
+import { MIN_PLANS_PER_TASK } from './split-groups.js';
 
 /**
  * How a request's retry is recognised. `key`: the caller's Idempotency-Key. `content`: none was sent, so the
@@ -150,7 +143,7 @@ export class SampleBatches {
   }
 
   private judgeBatch(batch: readonly Pending[], d: Pick<ScoringDefaults, 'lambda_hard' | 'reward_profile'>) {
-    const gate: GateOptions = { strict: false, lambda_hard: d.lambda_hard, reward_profile: d.reward_profile };
+    const gate = sampleGate(d);
     return this.judge(
       batch.flatMap((p) => p.samples),
       gate,
@@ -194,6 +187,13 @@ export class SampleBatches {
   }
 }
 
+/** How samples are gated in a run with these defaults: leniently, as a trainer's single samples are. */
+export const sampleGate = (d: Pick<ScoringDefaults, 'lambda_hard' | 'reward_profile'>): GateOptions => ({
+  strict: false,
+  lambda_hard: d.lambda_hard,
+  reward_profile: d.reward_profile,
+});
+
 function claimOf(p: Pending, now: number): ReceiptClaim {
   const id = p.identity;
   return id.kind === 'key' ? { key: receiptKey(p.step, id.key), fingerprint: id.fingerprint } : contentClaim(p.step, id.fingerprint, p.occurrence, now);
@@ -211,7 +211,7 @@ function answerOf(plans: Judged[], run: StepInfo, replay: boolean): SampleAnswer
 /** Judges samples on the pool, a share per worker so that a large gathering keeps every core busy. */
 export function pooledSampleJudge(pool: WorkPool, limits: PlanLimits) {
   return async (samples: Sample[], gate: GateOptions): Promise<Judged[]> => {
-    const parts = Math.max(1, Math.min(pool.workers, Math.ceil(samples.length / 64)));
+    const parts = Math.max(1, Math.min(pool.workers, Math.ceil(samples.length / MIN_PLANS_PER_TASK)));
     const size = Math.ceil(samples.length / parts);
     const signal = new AbortController().signal; // a gathering serves many requests: none of them may stop it
     const judged = await Promise.all(

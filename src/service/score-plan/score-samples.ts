@@ -1,13 +1,12 @@
 import type { OpenRlhfRequest } from '../../contracts/openrlhf.js';
 import { InvalidRequest } from '../../common/errors.js';
 import { fingerprint } from '../../runs/idempotency.js';
-import { composeSample } from '../../scoring/score-samples.js';
+import { composeSample, type Sample } from '../../scoring/score-samples.js';
 import { samplesOf } from '../../trainers/openrlhf.js';
 import type { Service } from '../context.js';
-import type { GateOptions } from '../../scoring/evaluate-plan.js';
 import { INITIAL_WEIGHTS } from '../../grpo/compose.js';
-import { summaryOf, type ScoreSummary } from '../../scoring/score-groups.js';
-import type { Sample, SampleAnswer } from './sample-batches.js';
+import { scoringDefaultsOf, summaryOf, type ScoreSummary } from '../../scoring/score-groups.js';
+import { sampleGate, type SampleAnswer } from './sample-batches.js';
 
 /** What the route answers with: each sample's reward, and the step the samples were counted in (or would be). */
 export interface ScoredSamples {
@@ -53,11 +52,7 @@ export async function scoreSamples(
 /** Scored with the weights the run's next plan would get, recorded nowhere. */
 async function uncounted(svc: Service, runId: string, samples: Sample[], signal: AbortSignal): Promise<ScoredSamples> {
   const run = await svc.ledger.get(runId);
-  const gate: GateOptions = {
-    strict: false,
-    lambda_hard: run?.config.lambda_hard ?? svc.defaults.lambda_hard,
-    reward_profile: run?.config.reward_profile ?? svc.defaults.reward_profile,
-  };
+  const gate = sampleGate(run ? scoringDefaultsOf(run.config) : svc.defaults);
   const plans = await svc.pool.run('evaluateSamplesTask', { samples, limits: svc.planLimits, gate }, signal);
   const weights = run?.open_step?.weights ?? run?.weights ?? INITIAL_WEIGHTS;
   return {

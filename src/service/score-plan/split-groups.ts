@@ -2,7 +2,7 @@ import type { ScorePlanRequest } from '../../contracts/score-plan.js';
 
 // Below this many plans a request is judged by one worker: splitting it would cost more in messages than
 // the second core saves.
-const MIN_PLANS_PER_TASK = 64;
+export const MIN_PLANS_PER_TASK = 64;
 // A request split across the workers goes in parts of at most this much completion text, two in flight
 // per worker, so that the workers start while later parts are still being sent. Each part costs the main
 // thread a message each way, so fewer and larger parts won over parts kept under glibc's 128 KiB mmap

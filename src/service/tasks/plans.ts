@@ -1,6 +1,5 @@
 // The plan tasks: /score-plan's groups judged and read, OpenRLHF's samples, /evaluate-plan's metrics.
 import type { EvaluatePlanRequest } from '../../contracts/evaluate-plan.js';
-import type { Profile } from '../../contracts/profile.js';
 import { readJsonBody } from '../../request-body/json.js';
 import { ScorePlanRequestSchema, type ScorePlanRequest } from '../../contracts/score-plan.js';
 import { fingerprint } from '../../runs/idempotency.js';
@@ -11,7 +10,7 @@ import { parsePlan, type PlanLimits } from '../../plan/parse.js';
 import { evaluatePlanMetrics } from '../../plan-metrics/index.js';
 import type { GateOptions } from '../../scoring/evaluate-plan.js';
 import { evaluateGroups, paletteInfo, planDetail, type EvaluatedGroup, type Judged } from '../../scoring/score-groups.js';
-import { evaluateSamples } from '../../scoring/score-samples.js';
+import { evaluateSamples, type Sample } from '../../scoring/score-samples.js';
 import { encoder } from './models.js';
 import { task, transfers, utf8, utf8Encoder, type Stop } from './task.js';
 
@@ -103,10 +102,7 @@ export function readScorePlanTask(input: ReadScorePlanInput, stop: Stop) {
   });
 }
 
-export function evaluateSamplesTask(
-  input: { samples: { completion: unknown; profile: Profile; query: string | null }[]; limits: PlanLimits; gate: GateOptions },
-  stop: Stop,
-) {
+export function evaluateSamplesTask(input: { samples: Sample[]; limits: PlanLimits; gate: GateOptions }, stop: Stop) {
   return task(stop, (): Judged[] =>
     evaluateSamples(input.samples, input.limits, input.gate).map((e) => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags })),
   );

@@ -7,13 +7,14 @@ import { RunLedger } from '../../../src/runs/ledger.js';
 import { RunTurns } from '../../../src/runs/turns.js';
 import type { GateOptions } from '../../../src/scoring/evaluate-plan.js';
 import { DEFAULT_SCORING, type Judged } from '../../../src/scoring/score-groups.js';
-import { SampleBatches, type Sample } from '../../../src/service/score-plan/sample-batches.js';
+import type { Sample } from '../../../src/scoring/score-samples.js';
+import { SampleBatches } from '../../../src/service/score-plan/sample-batches.js';
 import { ENGINES, openStore, stateSettings } from '../../support/stores.js';
 
 const sample = (completion: string): Sample => ({ completion, profile: '' as Profile, query: null });
 const judgedOf = (s: Sample): Judged => ({
   gate: { failed: false, reasons: [], penalty: 0 } as unknown as Judged['gate'],
-  raw: { struct: s.completion.length / 100, pers: 0.5, ped: 0.5 },
+  raw: { struct: String(s.completion).length / 100, pers: 0.5, ped: 0.5 },
   gaming_flags: [],
 });
 
