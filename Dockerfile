@@ -1,10 +1,12 @@
 # Not exercised by CI (no Docker engine on the build machines); test/docker/image-env.test.ts runs the
 # built dist/ the way this image does. Kept deliberately simple.
 
-# Build stage: native modules come from the npm registry and compile here against Node's own headers,
-# so nothing is downloaded from elsewhere: better-sqlite3 from source (no prebuilt binary fetched from
-# GitHub); onnxruntime-node ships its CPU binaries inside the npm package (.npmrc skips its CUDA download).
-FROM node:20-bookworm-slim AS build
+# Build stage: native modules come from the npm registry and compile here against Node's own headers
+# (/usr/local/include/node), so nothing is downloaded from elsewhere: better-sqlite3 from source (no
+# prebuilt binary fetched from GitHub); onnxruntime-node ships its CPU binaries inside the npm package
+# (package.json's allowScripts keeps its install script, a CUDA download, from running; the image's npm 11
+# honours it). Node 24: the LTS line CI tests (scripts/node-lts.sh).
+FROM node:24-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV npm_config_build_from_source=true npm_config_nodedir=/usr/local
@@ -16,7 +18,7 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev \
   && find node_modules/onnxruntime-node/bin -mindepth 3 -maxdepth 3 -type d ! -path "*/linux/$(node -p process.arch)" -exec rm -rf {} +
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 # Run state lives on the /data volume (SQLite), unless STATE_URL points at PostgreSQL. Listening on every
 # interface, the service starts only with API keys (API_KEYS or API_KEYS_FILE) or ALLOW_ANONYMOUS=true.
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 STATE_DIR=/data
@@ -27,9 +29,11 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY bin ./bin
 COPY models ./models
 COPY web ./web
-RUN mkdir -p /data && chown node:node /data
+# `plan-reward` on the PATH (keys new, backup, restore, audit): bin/plan-reward.js runs the built dist/cli/.
+RUN mkdir -p /data && chown node:node /data && ln -s /app/bin/plan-reward.js /usr/local/bin/plan-reward
 VOLUME /data
 USER node
 EXPOSE 8080

@@ -10,13 +10,14 @@ import { installJsonParser } from './request-body/fastify-parsers.js';
 import { depthIssue } from './request-body/json.js';
 import { tidyOpenApi } from './http/openapi-tidy.js';
 import { clientErrorHandler, registerTransport } from './http/transport.js';
-import { exposureProblem, installAccess, parseKeys } from './http/access.js';
+import { exposureProblem, installAccess, parseKeys, SCOPES } from './http/access.js';
 import { registerProtection, registerRateLimit, shedWhenSaturated } from './http/protection.js';
 import { manageConnections } from './http/connections.js';
 import { installMetrics } from './http/metrics.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { registerDashboard } from './http/dashboard.js';
 import { healthRoutes, type Readiness } from './http/routes/health.js';
+import { PRODUCT, rootRoute } from './http/routes/root.js';
 import { scorePlanRoute } from './http/routes/score-plan.js';
 import { openRlhfRoute } from './http/routes/openrlhf.js';
 import { runRoutes } from './http/routes/runs.js';
@@ -44,7 +45,7 @@ const STORE_EVENT_LINES = {
 export interface App {
   app: FastifyInstance;
   readiness: Readiness;
-  capabilities: { verify_turn: Capability<string>; trace_knowledge: Capability<string> };
+  capabilities: { verify_turn: Capability<string>; trace_knowledge: Capability<string>; meteor: Capability<string> };
 }
 
 export async function buildApp(config: Config): Promise<App> {
@@ -64,6 +65,9 @@ export async function buildApp(config: Config): Promise<App> {
     // One log line per request, written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
+  // How many keys of each scope, never the keys: an operator sees whether the keys they meant are in force.
+  if (keys.length === 0) app.log.info({ anonymous: true }, 'no API keys: every request is anonymous and allowed');
+  else app.log.info({ keys: Object.fromEntries(SCOPES.map((s) => [s, keys.filter((k) => k.scope === s).length])) }, 'API keys loaded');
   manageConnections(app, {
     maxConnections: config.MAX_CONNECTIONS,
     maxPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS,
@@ -107,7 +111,7 @@ export async function buildApp(config: Config): Promise<App> {
     openapi: {
       openapi: '3.1.0',
       info: {
-        title: 'Tutoring reward and verifier service',
+        title: PRODUCT,
         version: SCORER_VERSION,
         description:
           'Verifiable rewards for RL post-training of tutoring planners (PersonalPlan Reward-Adaptive GRPO). ' +
@@ -131,7 +135,7 @@ export async function buildApp(config: Config): Promise<App> {
     transform: jsonSchemaTransform,
     transformObject: (doc) => tidyOpenApi(jsonSchemaTransformObject(doc) as OpenAPIV3_1.Document),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, { routePrefix: '/docs', theme: { title: `${PRODUCT} · API docs` } });
 
   const ctx = await startService(config, {
     workerFailed: (err) => app.log.error({ err }, 'a pool worker failed and was replaced'),
@@ -142,9 +146,10 @@ export async function buildApp(config: Config): Promise<App> {
     await ctx.pool.close();
     await ctx.store.close();
   });
-  const capabilities = { verify_turn: ctx.verifier, trace_knowledge: ctx.encoder };
+  const capabilities = { verify_turn: ctx.verifier, trace_knowledge: ctx.encoder, meteor: ctx.wordnet };
   installMetrics(app, ctx.pool, capabilities, ctx.store);
   shedWhenSaturated(app, ctx.pool);
+  await app.register(rootRoute);
   await app.register(healthRoutes(readiness, capabilities, ctx.pool, ctx.store));
   await app.register(scorePlanRoute(ctx));
   await app.register(validatePlanRoute(ctx));

@@ -42,8 +42,10 @@ export const ConfigSchema = z
       .int()
       .min(0)
       .default(0)
-      .describe('requests per `RATE_LIMIT_WINDOW_MS` per key (per client address without keys) → 429 with `Retry-After`; `0`: no limit. Probes are exempt'),
-    RATE_LIMIT_WINDOW_MS: int(60_000).describe('the rate-limit window'),
+      .describe(
+        'requests per `RATE_LIMIT_WINDOW_MS` per key (per client address without a valid key) → 429 with `Retry-After`; `0`: no limit. Probes are exempt. Each process counts on its own, in memory: behind a balancer, N replicas let a key make up to N times as many, and a restart resets the counts',
+      ),
+    RATE_LIMIT_WINDOW_MS: int(60_000).describe('the rate-limit window: fixed, starting at a caller’s first request in it'),
     TRUST_PROXY: z
       .string()
       .default('')
@@ -134,8 +136,8 @@ export const ConfigSchema = z
       .default(128)
       .describe('V8 old generation per worker, at least 64; a task that needs more fails with 503 (the worker is replaced)'),
     IDLE_COLLECT_MS: int(2000).describe('how long the worker pool must rest after work before it checks `IDLE_RSS_MB`'),
-    IDLE_RSS_MB: int(400).describe(
-      'resident memory (MiB) a resting process may keep: `IDLE_COLLECT_MS` after the last task, if it holds more, the workers collect their heaps and, if it still does, are replaced by fresh ones, one at a time; keep it above what the process holds at rest with its models (`process_resident_memory_bytes` on `/metrics`)',
+    IDLE_RSS_MB: int(512).describe(
+      'resident memory (MiB) a resting process may keep: `IDLE_COLLECT_MS` after the last task, if it holds more, the workers collect their heaps and, if it still does, are replaced by fresh ones, one at a time; keep it above what the process holds at rest with its models and WordNet, loaded in every worker at start (`process_resident_memory_bytes` on `/metrics`)',
     ),
     ORT_DISABLE_TELEMETRY: z
       .enum(['0', '1'])

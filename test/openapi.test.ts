@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
+import { EXAMPLE_RUN_ID } from '../src/contracts/runs.js';
 import { openApiDocument } from '../src/openapi.js';
 import { testApp } from './support/app.js';
 
@@ -9,6 +10,7 @@ t.test('the committed openapi/openapi.json is what the route schemas generate (r
   t.equal(generated, committed);
   const doc = JSON.parse(generated);
   t.same(Object.keys(doc.paths).sort(), [
+    '/',
     '/dialogue/next',
     '/evaluate-dialogue',
     '/evaluate-plan',
@@ -30,6 +32,36 @@ t.test('the committed openapi/openapi.json is what the route schemas generate (r
   ]);
   t.ok(doc.components.schemas.VerifyTurnRequest.examples.length > 0);
   t.ok(doc.components.schemas.ScorePlanRequest.examples.length > 0, 'Swagger UI has a request to try');
+  t.equal(doc.info.title, 'Tutor reward service', 'the product name');
+});
+
+t.test("Swagger UI's examples never write to a shared run", async (t) => {
+  const doc = JSON.parse(await openApiDocument());
+  t.notMatch(JSON.stringify(doc), /"examples?":\s*\[?\s*"default"/, 'no example names the default run');
+  const writes = Object.entries(doc.paths as Record<string, Record<string, OperationDoc>>).flatMap(([path, ops]) =>
+    Object.entries(ops)
+      .filter(([method]) => method !== 'get')
+      .map(([method, op]) => ({ at: `${method.toUpperCase()} ${path}`, op })),
+  );
+  const runParameters = writes.flatMap(({ at, op }) =>
+    (op.parameters ?? []).filter((p) => (p.in === 'path' && p.name === 'id') || (p.in === 'query' && p.name === 'run_id')).map((p) => ({ at, p })),
+  );
+  t.same(
+    runParameters.map(({ at }) => at).sort(),
+    ['DELETE /runs/{id}', 'POST /openrlhf/reward', 'POST /runs/{id}/finalize', 'PUT /runs/{id}'],
+    'the writes that name a run in the URL',
+  );
+  for (const { at, p } of runParameters) t.equal(p.example, EXAMPLE_RUN_ID, `${at}: ${p.name} is the example run`);
+  const count = doc.paths['/openrlhf/reward'].post.parameters.find((p: { name: string }) => p.name === 'count');
+  t.equal(count.example, 'false', '/openrlhf/reward scores the example without counting it');
+  for (const { at, op } of writes) {
+    const example = op.requestBody?.content['application/json']?.example as Record<string, unknown> | undefined;
+    if (example && 'groups' in example) t.equal(example.run_id, null, `${at}: the example body is stateless`);
+  }
+  t.ok(
+    writes.some(({ at }) => at === 'POST /score-plan'),
+    'the /score-plan example is among those checked',
+  );
 });
 
 t.test('the document is tidy: one component per type, all used, every operation named, every response described', async (t) => {
@@ -93,7 +125,7 @@ t.test('every operation that takes input declares its 400, and every request bod
 });
 
 interface OperationDoc {
-  parameters?: unknown[];
+  parameters?: { in: string; name: string; example?: unknown }[];
   requestBody?: { content: Record<string, { example?: unknown }> };
   responses: Record<string, unknown>;
 }

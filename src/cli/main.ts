@@ -11,7 +11,9 @@ import { auditTables, renderMarkdown, renderText } from '../audit/render.js';
 import { auditDocument, auditStream } from '../audit/run.js';
 import { COMPLETION_FIELDS } from '../audit/record.js';
 import { Progress } from './progress.js';
+import { KEYS_USAGE, keysCommand } from './keys.js';
 import { REDTEAM_USAGE, redteamCommand } from './redteam.js';
+import { backupCommand, restoreCommand, STATE_USAGE } from './state.js';
 import { commandArgs, UsageError } from './usage.js';
 
 // The command-line shell: arguments, files, exit codes. Everything it reports is computed in src/audit/.
@@ -39,6 +41,8 @@ rejections by reason, the topology of accepted plans and per-intent rewards.
 Exit status: 0 when the audit completed (whatever the plans scored), 2 on a usage error, 1 on an I/O error.
 `;
 
+const ALL_USAGE = `${USAGE}\n${REDTEAM_USAGE}\n${KEYS_USAGE}\n${STATE_USAGE}`;
+
 export interface CliIO {
   stdout: { write(s: string): unknown };
   stderr: { write(s: string): unknown };
@@ -49,7 +53,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   try {
     const [command, ...rest] = argv;
     if (command === '-h' || command === '--help' || command === 'help') {
-      io.stdout.write(`${USAGE}\n${REDTEAM_USAGE}`);
+      io.stdout.write(ALL_USAGE);
       return EXIT_OK;
     }
     if (command === undefined) throw new UsageError('missing command');
@@ -57,11 +61,19 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       await redteamCommand(rest, io.stdout);
       return EXIT_OK;
     }
+    if (command === 'keys') {
+      await keysCommand(rest, io);
+      return EXIT_OK;
+    }
+    if (command === 'backup' || command === 'restore') {
+      (command === 'backup' ? backupCommand : restoreCommand)(rest, io.stdout);
+      return EXIT_OK;
+    }
     if (command !== 'audit') throw new UsageError(`unknown command "${command}"`);
     return await audit(rest, io);
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr.write(`plan-reward: ${err.message}\n\n${USAGE}\n${REDTEAM_USAGE}`);
+      io.stderr.write(`plan-reward: ${err.message}\n\n${ALL_USAGE}`);
       return EXIT_USAGE;
     }
     io.stderr.write(`plan-reward: ${(err as Error).message}\n`);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY } from './examples.js';
-import { RunIdSchema } from './runs.js';
+import { ExampleRunIdSchema } from './runs.js';
 
 // OpenRLHF's remote reward model protocol (--reward.remote_url, earlier --remote_rm_url).
 export const OpenRlhfRequestSchema = z
@@ -25,7 +25,7 @@ export const OpenRlhfRequestSchema = z
   });
 
 export const OpenRlhfQuerySchema = z.object({
-  run_id: RunIdSchema.default('default').describe('Run whose weights and steps these samples belong to'),
+  run_id: ExampleRunIdSchema.default('default').describe('Run whose weights and steps these samples belong to'),
   step: z.coerce
     .number()
     .int()
@@ -35,6 +35,8 @@ export const OpenRlhfQuerySchema = z.object({
     .describe("The trainer's step, when the caller knows it (verl's global_steps): the samples count into it. Omitted: the run's automatic steps"),
   count: z
     .enum(['true', 'false'])
+    // Swagger UI's "Try it out" scores without counting: trying the API advances no run.
+    .meta({ examples: ['false'] })
     .default('true')
     .transform((v) => v === 'true')
     .describe("false: scored with the run's current weights and counted nowhere (validation rollouts)"),

@@ -11,8 +11,8 @@ const RunConfigFields = z.object({
   t_refresh: z.number().int().min(1).describe('T_refresh: steps between refreshes'),
   rho: unit.describe('ρ: target level of each axis EMA'),
   eta_w: z.number().min(0).max(100).describe('η_w: weight step size'),
-  w_min: unit,
-  w_max: unit,
+  w_min: unit.describe('Lower bound of every weight (3·w_min ≤ 1); each refresh keeps the weights within [w_min, w_max]'),
+  w_max: unit.describe('Upper bound of every weight (3·w_max ≥ 1)'),
   w0: z
     .object({ struct: z.number().min(0).max(1e6), pers: z.number().min(0).max(1e6), ped: z.number().min(0).max(1e6) })
     .describe('Initial weights (normalized to sum 1)'),
@@ -29,11 +29,27 @@ const RunConfigFields = z.object({
     .describe('For trainers that send no step (OpenRLHF): this many step-less plans form one step; null: each request is its own step'),
 });
 
+// Three weights (struct, pers, ped) summing to 1 fit within [w_min, w_max] only when 3·w_min ≤ 1 ≤ 3·w_max.
+const AXES = 3;
+// w0 is normalized before it is compared with the bounds: its sum's rounding must not refuse a w0 on a bound.
+const ROUNDING = 1e-12;
+
 export const RunConfigSchema = RunConfigFields.refine((c) => c.w_min <= c.w_max, { message: 'w_min must not exceed w_max', path: ['w_min'] })
+  .refine((c) => AXES * c.w_min <= 1, { message: `w_min must be at most 1/${AXES}: the ${AXES} weights sum to 1`, path: ['w_min'] })
+  .refine((c) => AXES * c.w_max >= 1, { message: `w_max must be at least 1/${AXES}: the ${AXES} weights sum to 1`, path: ['w_max'] })
   .refine((c) => c.w0.struct + c.w0.pers + c.w0.ped > 0, {
     message: 'w0 must have a positive sum',
     path: ['w0'],
   })
+  .refine(
+    (c) => {
+      const sum = c.w0.struct + c.w0.pers + c.w0.ped;
+      // A w0 that sums to 0, or bounds no weights fit, are refused above: only a w0 the bounds could hold is judged.
+      const judged = sum > 0 && AXES * c.w_min <= 1 && AXES * c.w_max >= 1;
+      return !judged || [c.w0.struct, c.w0.pers, c.w0.ped].every((w) => w / sum >= c.w_min - ROUNDING && w / sum <= c.w_max + ROUNDING);
+    },
+    { message: 'w0, normalized to sum 1, must lie within [w_min, w_max]: it is the weights of the first steps', path: ['w0'] },
+  )
   .meta({ id: 'RunConfig' });
 
 /** PUT /runs/:id body: any subset of the configuration; omitted fields keep their value (or the default). */
@@ -66,8 +82,14 @@ export const RunIdSchema = z
   .min(1)
   .max(128)
   .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only')
-  .describe('Run identifier')
-  .meta({ examples: ['grpo-demo'] });
+  .describe('Run identifier');
+
+/**
+ * The run Swagger UI's "Try it out" fills in where a route names one: a run of its own, so that trying the
+ * API never writes to the `default` run (or any other) a trainer shares.
+ */
+export const EXAMPLE_RUN_ID = 'swagger-example';
+export const ExampleRunIdSchema = RunIdSchema.meta({ examples: [EXAMPLE_RUN_ID] });
 
 export const HistoryRowSchema = z
   .object({

@@ -36,7 +36,8 @@ export const ScorePlanRequestSchema = z
     palette: PaletteSchema.optional(),
     options: ScoringOptionsSchema.optional(),
   })
-  .meta({ id: 'ScorePlanRequest', examples: [EXAMPLE_SCORE_REQUEST] });
+  // Stateless in Swagger UI's "Try it out": without run_id the request would count toward the shared `default` run.
+  .meta({ id: 'ScorePlanRequest', examples: [{ run_id: null, ...EXAMPLE_SCORE_REQUEST }] });
 
 export type ScorePlanRequest = z.infer<typeof ScorePlanRequestSchema>;
 

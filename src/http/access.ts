@@ -4,8 +4,8 @@ import { ServiceError } from '../common/errors.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 // Who may call what (API_KEYS): each scope includes the ones before it.
-const SCOPES = ['read', 'score', 'admin'] as const;
-type Scope = (typeof SCOPES)[number];
+export const SCOPES = ['read', 'score', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
 /** `open`: probes and the API's own documentation, never behind a key. */
 type Requirement = Scope | 'open';
 

@@ -10,6 +10,7 @@ import { RunTurns } from '../runs/turns.js';
 import { DEFAULT_SCORING, type ScoringDefaults } from '../scoring/score-groups.js';
 import { remoteProbe } from '../verify/verifier.js';
 import { Capability } from './capability.js';
+import type { Model } from './pool/model-flags.js';
 import { createPool, type WorkPool } from './pool/pool.js';
 import { pooledSampleJudge, SampleBatches } from './score-plan/sample-batches.js';
 
@@ -35,6 +36,8 @@ export interface Service {
   encoder: Capability<string>;
   /** The turn verifier of VERIFIER_DIR, by name. */
   verifier: Capability<string>;
+  /** WordNet, for METEOR's synonym stage (/evaluate-dialogue with a reference, /evaluate-text). */
+  wordnet: Capability<string>;
   /** The LLM judge, when JUDGE_BASE_URL is set. */
   judge: JudgeConfig | null;
 }
@@ -74,7 +77,7 @@ export async function startService(config: Config, events: ServiceEvents = {}): 
   });
   // A model loads in each worker on its first use; loading it in every worker at once (a task each, while
   // they are idle) warms them all and is the check /ready reports.
-  const load = (which: 'encoder' | 'verifier') => async () => {
+  const load = (which: Model) => async () => {
     const names = await Promise.all(Array.from({ length: Math.max(1, pool.workers) }, () => pool.run('loadTask', which, new AbortController().signal)));
     return names[0]!;
   };
@@ -101,6 +104,7 @@ export async function startService(config: Config, events: ServiceEvents = {}): 
       // A remote verifier is ready while its inference server answers.
       await remoteProbe(config.VERIFIER_DIR),
     ),
+    wordnet: new Capability('WordNet', load('wordnet')),
     judge: config.JUDGE_BASE_URL
       ? {
           baseUrl: config.JUDGE_BASE_URL,

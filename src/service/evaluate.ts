@@ -7,13 +7,24 @@ import type { Service } from './context.js';
 
 const ALL: TextMetric[] = ['bleu', 'rouge', 'meteor'];
 
+/** METEOR's WordNet, warmed at start: a request waits for it, or gets its load failure as a 503. */
+const meteorReady = async (svc: Service, metrics: TextMetric[], signal: AbortSignal) => {
+  if (metrics.includes('meteor')) await untilAborted(svc.wordnet.get(), signal);
+};
+
 /** /evaluate-text: one hypothesis against its references. */
-export const evaluateText = (svc: Service, body: EvaluateTextRequest, signal: AbortSignal) =>
-  svc.pool.run('textScoresTask', { body, metrics: body.metrics ?? ALL }, signal);
+export async function evaluateText(svc: Service, body: EvaluateTextRequest, signal: AbortSignal) {
+  const metrics = body.metrics ?? ALL;
+  await meteorReady(svc, metrics, signal);
+  return svc.pool.run('textScoresTask', { body, metrics }, signal);
+}
 
 /** /evaluate-text/corpus: corpus BLEU over every pair, ROUGE and METEOR averaged over them. */
-export const evaluateCorpus = (svc: Service, body: EvaluateTextCorpusRequest, signal: AbortSignal) =>
-  svc.pool.run('corpusScoresTask', { body, metrics: body.metrics ?? ALL }, signal);
+export async function evaluateCorpus(svc: Service, body: EvaluateTextCorpusRequest, signal: AbortSignal) {
+  const metrics = body.metrics ?? ALL;
+  await meteorReady(svc, metrics, signal);
+  return svc.pool.run('corpusScoresTask', { body, metrics }, signal);
+}
 
 /** /evaluate-dialogue: the metrics on a worker while the LLM judge, when asked, waits on the network here. */
 export async function evaluateDialogue(svc: Service, body: EvaluateDialogueRequest, signal: AbortSignal) {
@@ -23,7 +34,10 @@ export async function evaluateDialogue(svc: Service, body: EvaluateDialogueReque
       { path: '$.options.judge', message: 'set JUDGE_BASE_URL (an OpenAI-compatible API) to enable it' },
     ]);
   }
-  if (body.reference !== undefined) await untilAborted(svc.encoder.get(), signal); // the token match needs it
+  if (body.reference !== undefined) {
+    await untilAborted(svc.encoder.get(), signal); // the token match needs it
+    await meteorReady(svc, ALL, signal);
+  }
   let judging: ReturnType<typeof judgeConversation> | undefined;
   if (body.options?.judge && judge) {
     const { conversation, reference } = judgeInput(body);

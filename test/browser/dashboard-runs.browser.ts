@@ -140,8 +140,37 @@ t.test('runs list and run page follow a run live', async (t) => {
   // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text, not the DOM property
   const legend = await page.locator('#chart-reward .u-legend').innerText();
   for (const name of ['struct mean', 'pers mean', 'ped mean', 'struct EMA', 'pers EMA', 'ped EMA']) t.match(legend, name, `legend names ${name}`);
+  // Mean and EMA are told apart in the legend as on the plot: a solid swatch and a dashed one.
+  const swatch = (name: string) =>
+    page
+      .locator('#chart-reward .u-legend .u-series', { hasText: name })
+      .locator('.u-marker')
+      .evaluate((m) => getComputedStyle(m).borderTopStyle);
+  t.same([await swatch('pers mean'), await swatch('pers EMA')], ['solid', 'dashed'], 'mean and EMA have distinct swatches');
   // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text, not the DOM property
-  t.match(await page.locator('#chart-weights .u-legend').innerText(), /struct weight[\s\S]*pers weight[\s\S]*ped weight[\s\S]*refresh/);
+  const weightsLegend = await page.locator('#chart-weights .u-legend').innerText();
+  t.match(
+    weightsLegend,
+    /struct weight[\s\S]*pers weight[\s\S]*ped weight[\s\S]*w_max[\s\S]*0\.70[\s\S]*w_min[\s\S]*0\.05[\s\S]*refresh/,
+    'the bounds in the legend',
+  );
+  t.match(await page.locator('#bounds').textContent(), /within \[w_min, w_max\] = \[0\.05, 0\.70\]/, 'and beside the weights table');
+  // η_w = 2 drives a weight to a bound: it stays there, where clipping before normalizing let it past.
+  const rows = ((await call(base, 'GET', `/runs/${RUN}/history?limit=${STEPS}`)) as { rows: { weights_after: Record<string, number> }[] }).rows;
+  const weights = rows.flatMap((r) => Object.values(r.weights_after));
+  t.ok(
+    weights.every((w) => w >= 0.05 && w <= 0.7),
+    'every weight within [w_min, w_max]',
+  );
+  t.ok(
+    weights.some((w) => w === 0.05 || w === 0.7),
+    'some weight sits on a bound',
+  );
+  const shown = await page.locator('#weights td.num').allTextContents();
+  t.ok(
+    shown.filter((_, i) => i % 3 === 0).every((w) => Number(w) >= 0.05 && Number(w) <= 0.7),
+    `the weights table: ${shown.join(' ')}`,
+  );
   // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text, not the DOM property
   t.match(await page.locator('#chart-gates .u-legend').innerText(), /gated/);
   // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text, not the DOM property

@@ -10,8 +10,13 @@ import { pageErrors, serviceAndBrowser, waitForValue } from '../support/browser.
 const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR;
 
 type Turn = { role: 'tutor' | 'student'; text: string };
-type VerifyAnswer = { ranking: number[]; scores: number[]; candidates: { features?: Record<string, number>; dimensions?: Record<string, number> }[] };
-type TraceAnswer = { kcs: { id: string; status: string; evidence: { turn: number }[] }[]; turns_total: number };
+type VerifyAnswer = {
+  ranking: number[];
+  scores: number[];
+  best: { index: number; score: number };
+  candidates: { features?: Record<string, number>; dimensions?: Record<string, number> }[];
+};
+type TraceAnswer = { kcs: { id: string; status: string; p_before: number; evidence: { turn: number; p_after: number }[] }[]; turns_total: number };
 type Pair = {
   task: string;
   dependency_all: string;
@@ -90,6 +95,7 @@ t.test('dashboard: verifier playground and knowledge trace', async (t) => {
         rank: li.querySelector('.rank')?.textContent,
         score: li.querySelector('.score')?.textContent,
         text: li.querySelector('.cand-text')?.textContent,
+        label: li.querySelector('.cand-head .note')?.textContent,
         features: li.querySelectorAll('.features:not(.dimensions) .feature').length,
         dimensions: Array.from(li.querySelectorAll('.dimensions .feature dd'), (d) => d.textContent),
       })),
@@ -110,6 +116,12 @@ t.test('dashboard: verifier playground and knowledge trace', async (t) => {
       direct.ranking.map((i) => verifyBody.candidates[i]),
       'each rank shows its candidate',
     );
+    t.same(
+      shown.map((s) => s.label?.replace(/ ·.*/, '')),
+      direct.ranking.map((i) => `candidate ${i}`),
+      "each card names its candidate by the API's index",
+    );
+    t.equal(await page.locator('#status').textContent(), `Best: candidate ${direct.best.index} (${direct.best.score.toFixed(3)}).`);
     t.same(
       shown.map((s) => s.score),
       direct.ranking.map((i) => direct.scores[i]!.toFixed(3)),
@@ -169,6 +181,29 @@ t.test('dashboard: verifier playground and knowledge trace', async (t) => {
       final,
       kcs.map((k) => [k.id, k.status]),
       'the final table: every KC with its status',
+    );
+    // Every KC's line shows, even where KCs share a trajectory: its colour is on the plot.
+    // (No named function inside: the page would not know tsx's __name helper.)
+    const visible = await chart.evaluate((host) => {
+      const canvas = host.querySelector('canvas')!;
+      const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+      return Array.from(host.querySelectorAll('.u-legend .u-series'))
+        .slice(1)
+        .map((row) => {
+          const [r, g, b] = getComputedStyle(row.querySelector('.u-marker')!).borderTopColor.match(/\d+/g)!.slice(0, 3).map(Number);
+          let pixels = 0;
+          for (let i = 0; i < data.length; i += 4) if (Math.abs(data[i]! - r!) + Math.abs(data[i + 1]! - g!) + Math.abs(data[i + 2]! - b!) < 12) pixels++;
+          return pixels;
+        });
+    });
+    // p(known) after each turn, as the chart draws it.
+    const trajectory = (k: TraceAnswer['kcs'][number]) =>
+      JSON.stringify(Array.from({ length: direct.turns_total + 1 }, (_, x) => k.evidence.filter((e) => e.turn + 1 <= x).at(-1)?.p_after ?? k.p_before));
+    const twins = kcs.filter((k) => kcs.some((o) => o !== k && trajectory(o) === trajectory(k))).length;
+    t.ok(twins >= 2, `${twins} KCs share their trajectory with another (drawn on one line but for the offsets)`);
+    t.ok(
+      visible.every((n) => n >= 50),
+      `every KC's colour is on the plot (pixels: ${visible.join(', ')})`,
     );
     const evidence = kcs.flatMap((k) => k.evidence);
     t.equal(await page.locator('#evidence tbody tr').count(), evidence.length, 'every evidence step is listed');

@@ -1,8 +1,8 @@
 // The Docker image as far as this machine can check it without an engine: the built dist/ started the way
 // the Dockerfile starts it — its final stage's environment, an unprivileged user, a working directory
 // that user cannot write — keeps its run state on the declared volume and serves.
-import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -23,6 +23,7 @@ const imageEnv = Object.fromEntries(
 );
 const volume = /^VOLUME (\S+)$/m.exec(finalStage)?.[1];
 const cmd = JSON.parse(/^CMD (\[.+\])$/m.exec(finalStage)![1]!) as string[];
+const workdir = /^WORKDIR (\S+)$/m.exec(finalStage)?.[1];
 
 // As root, the process runs as `nobody` (the image's `node` user); otherwise as ourselves in a directory
 // made read-only, which is what a root-owned WORKDIR is to the image's user.
@@ -93,6 +94,37 @@ t.test("with the image's environment, as an unprivileged user in a directory it 
   t.ok(existsSync(join(data, 'runs.sqlite')), 'run state is on the volume');
   s.child.kill('SIGTERM');
   t.equal(await s.exited, 0, `SIGTERM drains and exits 0: ${s.output()}`);
+
+  // `plan-reward backup` as `docker compose exec` runs it: through the image's link on the PATH, with its environment.
+  const backup = spawnSync(...plainNode([planRewardLink(), 'backup', join(data, 'backup.sqlite')]), {
+    cwd: readOnlyWorkdir(),
+    env: { PATH: process.env.PATH!, ...imageEnv, STATE_DIR: data },
+    encoding: 'utf8',
+    ...(nobody ?? {}),
+  });
+  t.equal(backup.status, 0, backup.stderr);
+  t.match(backup.stdout, /^backed up .*runs\.sqlite to .*backup\.sqlite \(1 runs\)$/m);
+});
+
+/** The image's `plan-reward` link, made here to this checkout's bin/ (the image's WORKDIR). */
+function planRewardLink(): string {
+  const [target, link] = /ln -s (\S+) (\S+)/.exec(finalStage)!.slice(1) as [string, string];
+  const dir = tempDir('image-bin-');
+  chmodSync(dir, 0o755);
+  const here = join(dir, link.split('/').at(-1)!);
+  symlinkSync(join(repo, target.slice(`${workdir}/`.length)), here);
+  return here;
+}
+
+t.test('plan-reward is on the PATH: a link to the bin/ the final stage copies', async (t) => {
+  t.match(finalStage, /^COPY bin \.\/bin$/m);
+  t.match(/ln -s (\S+) (\S+)/.exec(finalStage)?.slice(1), [`${workdir}/bin/plan-reward.js`, '/usr/local/bin/plan-reward']);
+  const key = spawnSync(...plainNode([planRewardLink(), 'keys', 'new', '--scope', 'read']), {
+    env: { PATH: process.env.PATH!, ...imageEnv },
+    encoding: 'utf8',
+  });
+  t.equal(key.status, 0, key.stderr);
+  t.match(key.stdout, /^[A-Za-z0-9_-]{43}\n$/);
 });
 
 t.test('without the volume (STATE_DIR left at ./state in the read-only WORKDIR) it refuses to start, saying why', async (t) => {

@@ -17,6 +17,7 @@ t.test('health is live at once; ready only after the self-check passes', async (
     capabilities: {
       verify_turn: { ready: false, reason: 'not loaded yet (loads on first use)' },
       trace_knowledge: { ready: false, reason: 'not loaded yet (loads on first use)' },
+      meteor: { ready: false, reason: 'not loaded yet (loads on first use)' },
     },
     pool: { workers: 2, running: 0, queued: 0, max_queue: 64, saturated: false, utilization: 0 },
   });

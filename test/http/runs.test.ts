@@ -44,10 +44,15 @@ t.test('bad run configuration and ids are 400s naming the field', async (t) => {
     ['/runs/x', { t_refresh: 0 }, '$.t_refresh'],
     ['/runs/x', { bogus: 1 }, '$'],
     ['/runs/x', { w0: { struct: 0, pers: 0, ped: 0 } }, '$.w0'],
+    // Three weights summing to 1 cannot all be at least 0.4, nor all at most 0.3.
+    ['/runs/x', { w_min: 0.4 }, '$.w_min'],
+    ['/runs/x', { w_max: 0.3 }, '$.w_max'],
+    ['/runs/x', { w0: { struct: 1, pers: 0, ped: 0 } }, '$.w0'],
     ['/runs/bad%20id', {}, '$.id'],
   ] as const) {
     const res = await inject('PUT', url, body);
     t.equal(res.statusCode, 400, JSON.stringify(body));
+    if (path === '$.w_min' || path === '$.w_max') t.notOk(res.body.includes('$.w0'), 'bounds no weights fit: w0 is not judged against them');
     t.ok(
       res.json<{ issues: { path: string }[] }>().issues.some((i) => i.path.startsWith(path)),
       `${path}: ${res.body}`,

@@ -3,6 +3,7 @@ import { asCompletion, BENCH_PROFILES, realisticPlan } from '../../bench/realist
 import { mulberry32 } from '../../src/common/rng.js';
 import type { HistoryRow, RunView } from '../../src/contracts/runs.js';
 import { testApp } from '../support/app.js';
+import { projectByEnumeration } from '../support/capped-simplex.js';
 
 const app = await testApp();
 await app.listen({ port: 0, host: '127.0.0.1' });
@@ -99,9 +100,15 @@ t.test('mini-GRPO, 300 steps, personalization lagging: weight flows to it, as re
     );
     m = m === null ? mean : m.map((x, i) => (1 - c.alpha) * x + c.alpha * mean[i]!);
     if (row.step >= c.t_warm && (row.step - c.t_warm) % c.t_refresh === 0) {
-      const raw = w.map((x, i) => Math.min(c.w_max, Math.max(c.w_min, x * Math.exp(c.eta_w * (c.rho - m![i]!)))));
+      // The weight refresh as this service reads the bounds: the step normalized, projected onto the weights
+      // within [w_min, w_max] that sum to 1 (docs/rewards.md §6), by brute force.
+      const raw = w.map((x, i) => x * Math.exp(c.eta_w * (c.rho - m![i]!)));
       const sum = raw.reduce((a, b) => a + b, 0);
-      w = raw.map((x) => x / sum);
+      w = projectByEnumeration(
+        raw.map((x) => x / sum),
+        c.w_min,
+        c.w_max,
+      );
     }
     t.ok(
       [row.ema.struct, row.ema.pers, row.ema.ped].every((x, i) => Math.abs(x - m![i]!) < 1e-12),
@@ -111,6 +118,10 @@ t.test('mini-GRPO, 300 steps, personalization lagging: weight flows to it, as re
   t.ok(
     [run.weights.struct, run.weights.pers, run.weights.ped].every((x, i) => Math.abs(x - w[i]!) < 1e-12),
     'final weights match',
+  );
+  t.ok(
+    history.every((r) => Object.values(r.weights_after).every((x) => x >= c.w_min && x <= c.w_max)),
+    'every weight within [w_min, w_max]',
   );
   const refreshes = history.filter((r) => r.refreshed);
   t.ok(

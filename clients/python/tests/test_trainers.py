@@ -135,6 +135,23 @@ class VerlTest(unittest.TestCase):
         self.assertEqual(gamed[1]["flagged"], 1, "the repeated-step plan raised a signal")
 
 
+def project_capped_simplex(v, lo, hi):
+    """The nearest point to v whose entries lie in [lo, hi] and sum to 1: clip(v - tau) for the shift tau
+    that makes the sum 1, found by bisection (the service solves it another way)."""
+    def total(tau):
+        return sum(min(hi, max(lo, x - tau)) for x in v)
+    below, above = min(v) - hi, max(v) - lo  # total(below) = n*hi >= 1 >= n*lo = total(above)
+    for _ in range(2000):
+        mid = (below + above) / 2
+        if mid in (below, above):
+            break
+        if total(mid) > 1:
+            below = mid
+        else:
+            above = mid
+    return [min(hi, max(lo, x - above)) for x in v]
+
+
 class AdaptiveWeightsTest(unittest.TestCase):
     """Recomputes EMA and weights from the run's CSV history with this file's own implementation."""
 
@@ -164,9 +181,11 @@ class AdaptiveWeightsTest(unittest.TestCase):
             mean = [float(row["mean_" + k]) for k in axes]
             m = mean if m is None else [(1 - config["alpha"]) * x + config["alpha"] * y for x, y in zip(m, mean)]
             if step >= config["t_warm"] and (step - config["t_warm"]) % config["t_refresh"] == 0:
-                raw = [min(config["w_max"], max(config["w_min"], x * math.exp(config["eta_w"] * (config["rho"] - e))))
-                       for x, e in zip(w, m)]
-                w = [x / sum(raw) for x in raw]
+                # The service's reading of the bounds (docs/rewards.md section 6): the step normalized, then
+                # projected onto the weights within [w_min, w_max] that sum to 1.
+                raw = [x * math.exp(config["eta_w"] * (config["rho"] - e)) for x, e in zip(w, m)]
+                w = project_capped_simplex([x / sum(raw) for x in raw], config["w_min"], config["w_max"])
+                self.assertTrue(all(config["w_min"] <= float(row["w_after_" + k]) <= config["w_max"] for k in axes))
             for k, x in zip(axes, m):
                 self.assertTrue(math.isclose(float(row["ema_" + k]), x, rel_tol=0, abs_tol=1e-12))
             self.assertEqual(row["refreshed"] == "1",

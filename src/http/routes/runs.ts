@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorResponseSchema } from '../../contracts/errors.js';
-import { HistoryRowSchema, RunConfigPatchSchema, RunIdSchema, RunViewSchema, type HistoryRow } from '../../contracts/runs.js';
+import { ExampleRunIdSchema, HistoryRowSchema, RunConfigPatchSchema, RunIdSchema, RunViewSchema, type HistoryRow } from '../../contracts/runs.js';
 import { RunNotFound } from '../../runs/ledger.js';
 import { HISTORY_COLUMNS, historyColumns } from '../../runs/store.js';
 import type { Service } from '../../service/context.js';
 
-const Params = z.object({ id: RunIdSchema });
+const Params = z.object({ id: ExampleRunIdSchema });
 
 // The stored columns plus gated_fraction after gated; the weights after the step read w_after_* here.
 const CSV_COLUMNS = HISTORY_COLUMNS.flatMap((c) => (c === 'gated' ? [c, 'gated_fraction' as const] : [c]));

@@ -1,16 +1,16 @@
-// What the threads of one pool share about their models, in one SharedArrayBuffer: which models the service
-// has loaded (a worker that replaces another loads them before it takes work), how many workers are loading
+// What the threads of one pool share about their models, in one SharedArrayBuffer: which models (and WordNet)
+// the service has loaded (a worker that replaces another loads them before it takes work), how many workers are loading
 // them now, and whether the pool is closing. Terminating a worker inside onnxruntime aborts the process
 // ("terminate called after throwing an instance of 'Napi::Error'", seen when a pool closed during a
 // replacement), so closing waits for those loads and no load starts once it has begun.
 
-export type Model = 'encoder' | 'verifier';
-const LOADED: Record<Model, number> = { encoder: 0, verifier: 1 };
-const LOADING = 2;
-const CLOSING = 3;
-const HOLD = 4;
+export type Model = 'encoder' | 'verifier' | 'wordnet';
+const LOADED: Record<Model, number> = { encoder: 0, verifier: 1, wordnet: 2 };
+const LOADING = 3;
+const CLOSING = 4;
+const HOLD = 5;
 
-export const modelFlags = (): Int32Array => new Int32Array(new SharedArrayBuffer(5 * 4));
+export const modelFlags = (): Int32Array => new Int32Array(new SharedArrayBuffer(6 * 4));
 
 /** Loads running now, counted from before their closing check (tests watch it). */
 export const loadsRunning = (flags: Int32Array): number => Atomics.load(flags, LOADING);

@@ -1,9 +1,9 @@
-// The models of this thread: loaded once per directory, on first use or before a replacement worker
-// takes its first task.
+// The models of this thread, and WordNet: loaded once (models per directory), at start-up, on first use
+// or before a replacement worker takes its first task.
 import { resolve } from 'node:path';
 import { workerData } from 'node:worker_threads';
 import { ServiceError } from '../../common/errors.js';
-import { loadUnlessClosing, markLoaded, wasLoaded } from '../pool/model-flags.js';
+import { loadUnlessClosing, markLoaded, type Model, wasLoaded } from '../pool/model-flags.js';
 import type { SentenceEncoder } from '../../text/encoder.js';
 import type { TurnVerifier } from '../../verify/model.js';
 import type { Stop } from './task.js';
@@ -79,11 +79,21 @@ const loaded = <T>(name: string, p: Promise<T>): Promise<T> =>
     throw new ServiceError('capability_unavailable', `${name} is unavailable: ${e instanceof Error ? e.message : String(e)}`);
   });
 
-/** Loads a model in this thread: the start-up check behind /ready's capabilities (its error is the reason). */
-export async function loadTask(which: 'encoder' | 'verifier', _stop: Stop): Promise<string> {
+// METEOR's synonyms: WordNet's files parsed in this thread, imported on first use like the models.
+const wordnet = () => import('../../metrics/text/wordnet.js').then(({ getWordNet }) => getWordNet());
+
+async function loadModel(which: Model): Promise<string> {
   const s = configured();
-  const name = which === 'encoder' ? (await encoderAt(s.encoderDir)).manifest.name : (await verifierAt(s.verifierDir)).info.name;
-  markLoaded(s.models, which);
+  if (which === 'encoder') return (await encoderAt(s.encoderDir)).manifest.name;
+  if (which === 'verifier') return (await verifierAt(s.verifierDir)).info.name;
+  await wordnet();
+  return 'WordNet 3.0';
+}
+
+/** Loads a model (or WordNet) in this thread: the start-up warm-up behind /ready's capabilities (its error is the reason). */
+export async function loadTask(which: Model, _stop: Stop): Promise<string> {
+  const name = await loadModel(which);
+  markLoaded(configured().models, which);
   return name;
 }
 
@@ -95,6 +105,10 @@ export async function loadTask(which: 'encoder' | 'verifier', _stop: Stop): Prom
 export async function preload(): Promise<void> {
   const s = configured();
   await loadUnlessClosing(s.models, () =>
-    Promise.allSettled([wasLoaded(s.models, 'encoder') && encoderAt(s.encoderDir), wasLoaded(s.models, 'verifier') && verifierAt(s.verifierDir)]),
+    Promise.allSettled([
+      wasLoaded(s.models, 'encoder') && encoderAt(s.encoderDir),
+      wasLoaded(s.models, 'verifier') && verifierAt(s.verifierDir),
+      wasLoaded(s.models, 'wordnet') && wordnet(),
+    ]),
   );
 }

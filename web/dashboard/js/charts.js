@@ -1,4 +1,4 @@
-// uPlot helpers for the run page: per-step line charts that keep their width, with labelled axes and a
+// uPlot helpers for the run page (and the legend swatches of the trace page): per-step line charts that keep their width, with labelled axes and a
 // legend that shows each series' value under the cursor.
 import uPlot from '/dashboard/vendor/uPlot.esm.js';
 
@@ -8,6 +8,9 @@ const STEP_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 250
 const HEIGHT = 240;
 
 const fixed = (digits) => (_u, v) => (v === null || v === undefined ? '–' : v.toFixed(digits));
+
+/** A legend swatch drawn like its line: dashed for a dashed series (uPlot draws every swatch solid). */
+export const dashedMarker = (u, i) => (u.series[i].dash ? 'dashed' : 'solid');
 
 /** A series drawn as points only (no line), e.g. markers. */
 export const pointsOnly = () => null;
@@ -27,7 +30,7 @@ export function stepChart(host, { yLabel, series, digits = 3, yRange, hooks, dat
       { label: yLabel, labelSize: 20, size: 56, values: (_u, ticks) => ticks.map((t) => +t.toFixed(digits)), stroke: '#1d2430' },
     ],
     series: [{ label: 'step', value: (_u, v) => (v === null || v === undefined ? '–' : String(v)) }, ...series.map((s) => ({ value: fixed(digits), ...s }))],
-    legend: { live: true },
+    legend: { live: true, markers: { dash: dashedMarker } },
     cursor: { drag: { x: true, y: false } },
     hooks: hooks ?? {},
   };

@@ -133,6 +133,8 @@ for (const [button, format] of [
 // ---- charts --------------------------------------------------------------------------------------
 
 const plotOf = (id) => $(id).querySelector('.plot');
+// The weight bounds w_min and w_max: grey, below the axes' colours.
+const BOUND_COLOR = '#8a93a3';
 const axisSeries = (suffix, extra = {}) => AXES.map((k) => ({ label: `${k} ${suffix}`, stroke: AXIS_COLOR[k], width: 2, ...extra }));
 
 function createCharts() {
@@ -145,6 +147,14 @@ function createCharts() {
     yRange: (_u, _min, max) => [0, Math.min(1, (max ?? 0.5) + 0.1)],
     series: [
       ...axisSeries('weight', { paths: stepped() }),
+      ...['w_max', 'w_min'].map((bound) => ({
+        label: bound,
+        stroke: BOUND_COLOR,
+        dash: [3, 4],
+        width: 1.5,
+        points: { show: false },
+        value: () => fmt(state.run.config[bound], 2),
+      })),
       {
         label: 'refresh',
         stroke: '#1d2430',
@@ -270,6 +280,8 @@ function drawCharts() {
   state.charts.weights.update([
     xs,
     ...AXES.map((k) => rows.map((r) => r.weights[k])),
+    rows.map(() => state.run.config.w_max),
+    rows.map(() => state.run.config.w_min),
     rows.map((r) => (r.refreshed ? r.weights_after[lagging(r.ema, rho)] : null)),
   ]);
   gateChart(rows);
@@ -326,6 +338,8 @@ function weightsTable(run) {
       ),
     );
   }
+  $('bounds').textContent =
+    `Each refresh keeps every weight within [w_min, w_max] = [${fmt(run.config.w_min, 2)}, ${fmt(run.config.w_max, 2)}], the weights summing to 1.`;
   const open = run.open_step;
   $('open-step').textContent = open
     ? `Step ${open.step} is open: ${open.plans} plans in ${open.requests} ${open.requests === 1 ? 'request' : 'requests'}, ${open.gated} gated (${pct(open.plans ? open.gated / open.plans : null)}).`

@@ -3,6 +3,7 @@
 // that moved it. Turn k on the chart and in the tables is the k-th message (the API's `turn` k − 1); 0 is
 // before the dialogue.
 import uPlot from '../vendor/uPlot.esm.js';
+import { dashedMarker } from './charts.js';
 import { FieldError, formatDialogue, lines, parseDialogue, wireApiForm } from './forms.js';
 import { el, fmt, mountShell } from './shell.js';
 
@@ -22,6 +23,17 @@ const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948
 const colorOf = (i) => PALETTE[i % PALETTE.length];
 // Past the palette, lines repeat its colours with a different dash so that no two look alike.
 const dashOf = (i) => [undefined, [2, 3], [8, 3, 2, 3]][Math.floor(i / PALETTE.length) % 3];
+// KCs often share a trajectory (those no turn names stay at their prior), and one line would hide the
+// others: each KC is drawn on a y scale of its own, shifted by a couple of pixels from its neighbour's, so
+// that every line shows. The legend, the cursor and the threshold read the values themselves.
+const HEIGHT = 380;
+const SPREAD_PX = 2;
+// About the plot's height inside the chart (the x axis takes the rest), to turn pixels into p.
+const PLOT_PX = HEIGHT - 80;
+function shiftOf(i, n) {
+  const px = Math.min(SPREAD_PX, 24 / Math.max(1, n - 1));
+  return ((i - (n - 1) / 2) * px) / PLOT_PX;
+}
 
 const NUMBERED = /^\s*\d+[.)]\s/m;
 
@@ -112,8 +124,12 @@ function drawChart(res) {
   const n = res.turns_total;
   const opts = {
     width: chartWidth(container),
-    height: 380,
-    scales: { x: { time: false, range: [0, Math.max(1, n)] }, y: { range: [0, 1] } },
+    height: HEIGHT,
+    scales: {
+      x: { time: false, range: [0, Math.max(1, n)] },
+      y: { range: [0, 1] },
+      ...Object.fromEntries(res.kcs.map((_kc, i) => [`kc${i}`, { range: [-shiftOf(i, res.kcs.length), 1 - shiftOf(i, res.kcs.length)] }])),
+    },
     axes: [
       { label: 'Turn (messages read; 0 = before the dialogue)', incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], values: (_u, vals) => vals.map(String) },
       { label: 'p(known)', values: (_u, vals) => vals.map((v) => v.toFixed(1)), size: 50 },
@@ -123,6 +139,7 @@ function drawChart(res) {
       { label: 'Turn', value: (_u, v) => (v === null || v === undefined ? '–' : String(v)) },
       ...res.kcs.map((kc, i) => ({
         label: shortLabel(kc),
+        scale: `kc${i}`,
         stroke: colorOf(i),
         dash: dashOf(i),
         width: 2,
@@ -130,7 +147,7 @@ function drawChart(res) {
         value: (_u, v) => fmt(v),
       })),
     ],
-    legend: { live: true },
+    legend: { live: true, markers: { dash: dashedMarker } },
     cursor: { y: false, drag: { x: false, y: false }, points: { size: 7 } },
     hooks: {
       draw: [drawThreshold(res.threshold)],
@@ -245,7 +262,7 @@ slider.addEventListener('input', () => {
 });
 
 addEventListener('resize', () => {
-  if (chart) chart.setSize({ width: chartWidth(field('trace-chart')), height: 380 });
+  if (chart) chart.setSize({ width: chartWidth(field('trace-chart')), height: HEIGHT });
 });
 
 wireApiForm({

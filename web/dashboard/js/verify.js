@@ -120,7 +120,8 @@ function showResult(request, res) {
       el('span', `#${r + 1}`, 'rank'),
       bar,
       el('span', fmt(c.score), 'score'),
-      el('span', `candidate ${index + 1} · logit ${fmt(c.logit, 2)}`, 'note'),
+      // The index the API gives the candidate (ranking, best.index): from 0, in the order they were sent.
+      el('span', `candidate ${index} · logit ${fmt(c.logit, 2)}`, 'note'),
     );
     if (cut.has(index)) head.append(el('span', 'cut to fit the model input', 'pill bad'));
     const text = el('p', request.candidates[index], 'cand-text');
@@ -158,7 +159,7 @@ wireApiForm({
   busy: 'Scoring…',
   show(request, res) {
     showResult(request, res);
-    return `Best: candidate ${res.best.index + 1} (${fmt(res.best.score)}).`;
+    return `Best: candidate ${res.best.index} (${fmt(res.best.score)}).`;
   },
   example: 'VerifyTurnRequest',
   fill: fillForm,
