@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import t from 'tap';
+import { runCli } from '../../src/cli/main.js';
 import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
 import { testApp, tempStateDir } from '../support/app.js';
 import { freshPostgresUrl } from '../support/stores.js';
@@ -77,19 +78,57 @@ t.test('sqlite: plan-reward backup while the service runs, plan-reward restore i
   t.same(await readBack(third), before, 'the steps written after the backup are gone');
 });
 
+/** The CLI in this process (as `runCli` runs it), with `env` set for the call: the same paths as `cli`, measured. */
+async function inProcess(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  let stdout = '';
+  let stderr = '';
+  try {
+    const code = await runCli(args, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) }, stderrIsTTY: false });
+    return { code, stdout, stderr };
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+t.test('in process: backup of a stopped service, restore into a fresh STATE_DIR and over the old state', async (t) => {
+  const live = tempStateDir();
+  const app = await testApp({ STATE_DIR: live });
+  await fill(app, 0, 3);
+  const before = await readBack(app);
+  await app.close();
+  const dest = join(tempDir('backup-'), 'runs-backup.sqlite');
+  const backup = await inProcess(['backup', dest], { STATE_DIR: live });
+  t.equal(backup.code, 0, backup.stderr);
+  const fresh = tempStateDir();
+  t.equal((await inProcess(['restore', dest], { STATE_DIR: fresh })).code, 0);
+  t.equal((await inProcess(['restore', dest], { STATE_DIR: live })).code, 0, 'over a state nobody has open');
+  for (const dir of [fresh, live]) {
+    const restored = await testApp({ STATE_DIR: dir });
+    t.teardown(() => restored.close());
+    t.same(await readBack(restored), before);
+  }
+  t.match((await inProcess(['backup', '--help'], { STATE_DIR: fresh })).stdout, /Usage: plan-reward backup <file>/);
+});
+
 t.test('restore refuses what is not a backup of run state; both refuse PostgreSQL state', async (t) => {
   const dir = tempDir('backup-');
   const junk = join(dir, 'junk.sqlite');
   writeFileSync(junk, 'not a database at all, but long enough to be read as one');
   const fresh = tempStateDir();
-  const r = await cli(['restore', junk], [], { STATE_DIR: fresh });
+  const r = await inProcess(['restore', junk], { STATE_DIR: fresh });
   t.equal(r.code, 1);
   t.match(r.stderr, /junk\.sqlite/);
   t.notOk(existsSync(join(fresh, 'runs.sqlite')), 'nothing restored');
-  t.match((await cli(['restore', join(dir, 'none.sqlite')], [], { STATE_DIR: fresh })).stderr, /restore: .*none\.sqlite not found/);
-  t.match((await cli(['backup', join(dir, 'b.sqlite')], [], { STATE_DIR: fresh })).stderr, /backup: there is no .*runs\.sqlite \(STATE_DIR\) to back up/);
+  t.match((await inProcess(['restore', join(dir, 'none.sqlite')], { STATE_DIR: fresh })).stderr, /restore: .*none\.sqlite not found/);
+  t.match((await inProcess(['backup', join(dir, 'b.sqlite')], { STATE_DIR: fresh })).stderr, /backup: there is no .*runs\.sqlite \(STATE_DIR\) to back up/);
+  t.equal((await inProcess(['restore', 'a', 'b'], { STATE_DIR: fresh })).code, 2, 'one file');
   for (const command of ['backup', 'restore']) {
-    const pgState = await cli([command, join(dir, 'x')], [], { STATE_URL: 'postgres://u@127.0.0.1:1/db' });
+    const pgState = await inProcess([command, join(dir, 'x')], { STATE_URL: 'postgres://u@127.0.0.1:1/db' });
     t.equal(pgState.code, 2);
     t.match(pgState.stderr, new RegExp(`${command}: STATE_URL is set, so run state is in PostgreSQL: use pg_dump / pg_restore`));
   }

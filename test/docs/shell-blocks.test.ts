@@ -143,14 +143,15 @@ function startEnv(code: string, cwd: string): Record<string, string> {
   return env;
 }
 
-// The processes a block starts run outside tap's coverage hooks, as a reader's shell would.
-const shellEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS' && k !== 'NODE_V8_COVERAGE'));
 
 function runBlock(code: string, cwd: string): Promise<{ status: number | null; out: string; err: string }> {
   // curl answers 0 to a 4xx or 5xx unless told otherwise; a block must get what it asked for.
   const script = `set -euo pipefail\ncurl() { command curl --fail-with-body "$@"; }\n${code}\n`;
   return new Promise((resolve, reject) => {
-    const sh = spawn('bash', ['-c', script], { cwd, env: shellEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Outside tap's coverage hooks, as a reader's shell would be: tap adds them back to a child's environment,
+    // so they are removed inside it (`env -u`). A block's node processes would otherwise report coverage of
+    // the sources through their own transforms, which tap's merge turns into uncovered functions.
+    const sh = spawn('env', ['-u', 'NODE_OPTIONS', '-u', 'NODE_V8_COVERAGE', 'bash', '-c', script], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     sh.stdout.on('data', (d: Buffer) => (out += d.toString()));
