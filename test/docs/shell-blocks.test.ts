@@ -143,7 +143,6 @@ function startEnv(code: string, cwd: string): Record<string, string> {
   return env;
 }
 
-
 function runBlock(code: string, cwd: string): Promise<{ status: number | null; out: string; err: string }> {
   // curl answers 0 to a 4xx or 5xx unless told otherwise; a block must get what it asked for.
   const script = `set -euo pipefail\ncurl() { command curl --fail-with-body "$@"; }\n${code}\n`;
