@@ -23,9 +23,13 @@ function stateDir(command: string): string {
   return config.STATE_DIR;
 }
 
-function oneFile(command: string, argv: readonly string[]): string | null {
+/** The command's one file argument; null after writing the usage for --help. */
+function oneFile(command: string, argv: readonly string[], out: Out): string | null {
   const { values, positionals } = commandArgs(argv, { help: { type: 'boolean', short: 'h', default: false } });
-  if (values.help) return null;
+  if (values.help) {
+    out.write(STATE_USAGE);
+    return null;
+  }
   if (positionals.length !== 1) throw new UsageError(`${command}: expected one file, got ${positionals.length}`);
   return positionals[0]!;
 }
@@ -56,11 +60,8 @@ function checkState(file: string): { runs: number } {
  * go on meanwhile), written compacted into a new file.
  */
 export function backupCommand(argv: readonly string[], out: Out): void {
-  const dest = oneFile('backup', argv);
-  if (dest === null) {
-    out.write(STATE_USAGE);
-    return;
-  }
+  const dest = oneFile('backup', argv, out);
+  if (dest === null) return;
   const source = join(stateDir('backup'), 'runs.sqlite');
   if (!existsSync(source)) throw new UsageError(`backup: there is no ${source} (STATE_DIR) to back up`);
   if (existsSync(dest)) throw new UsageError(`backup: ${dest} exists; name a new file`);
@@ -91,11 +92,8 @@ function assertNotInUse(file: string): void {
 }
 
 export function restoreCommand(argv: readonly string[], out: Out): void {
-  const backup = oneFile('restore', argv);
-  if (backup === null) {
-    out.write(STATE_USAGE);
-    return;
-  }
+  const backup = oneFile('restore', argv, out);
+  if (backup === null) return;
   const dir = stateDir('restore');
   if (!existsSync(backup)) throw new UsageError(`restore: ${backup} not found`);
   const { runs } = checkState(backup);
