@@ -61,7 +61,7 @@ export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilitie
   );
   new Counter({
     name: 'tutor_encoder_cache_lookups_total',
-    help: 'Sentence-encoder cache lookups, by result (hit: embedding reused; miss: text embedded), over every worker',
+    help: 'Sentence-encoder cache lookups, by result (hit: embedding reused; miss: text embedded), over every worker, with the one text of each load warm-up',
     labelNames: ['result'],
     registers: [register],
     collect() {

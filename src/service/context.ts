@@ -75,12 +75,9 @@ export async function startService(config: Config, events: ServiceEvents = {}): 
       encoderBatchSize: config.ENCODER_BATCH_SIZE,
     },
   });
-  // A model loads in each worker on its first use; loading it in every worker at once (a task each, while
-  // they are idle) warms them all and is the check /ready reports.
-  const load = (which: Model) => async () => {
-    const names = await Promise.all(Array.from({ length: Math.max(1, pool.workers) }, () => pool.run('loadTask', which, new AbortController().signal)));
-    return names[0]!;
-  };
+  // A model loads in each worker on its first use; loading it in every worker at start warms them all and
+  // is the check /ready reports.
+  const load = (which: Model) => async () => (await pool.each('loadTask', which))[0]!;
   const ledger = new RunLedger(store, { ...defaults, maxRuns: config.MAX_RUNS });
   const turns = new RunTurns();
   const limits = planLimits(config);

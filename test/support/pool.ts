@@ -23,8 +23,5 @@ export async function testPool(o: Partial<Omit<PoolOptions, 'settings' | 'models
   return { pool, models };
 }
 
-/** Runs `task` on every worker of `pool` at once (each idle worker takes one), e.g. to load a model in all of them. */
-export const onEveryWorker = (pool: WorkPool, task: () => Promise<unknown>): Promise<unknown[]> => Promise.all(Array.from({ length: pool.workers }, task));
-
 /** A signal that never aborts. */
 export const never = (): AbortSignal => new AbortController().signal;

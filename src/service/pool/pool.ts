@@ -2,7 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type * as Tasks from '../tasks/index.js';
 import type { TaskFailure, WorkerSettings } from '../tasks/index.js';
-import type { TaskName } from './worker.js';
+import type { Round, TaskName } from './worker.js';
+import { gathering } from './gather.js';
 import { Overloaded, ServiceError, untilAborted } from '../../common/errors.js';
 import { closeLoads, modelFlags } from './model-flags.js';
 import { collectTask } from '../tasks/memory.js';
@@ -60,6 +61,8 @@ export interface WorkPool {
   readonly workers: number;
   /** Runs a task; the buffers in `transfer` are moved to its worker, unusable here afterwards. */
   run<K extends TaskName>(name: K, input: Input<K>, signal: AbortSignal, transfer?: ArrayBuffer[]): Promise<Output<K>>;
+  /** Runs a task once in every worker (once on the main thread without workers); rounds run one after another. */
+  each<K extends TaskName>(name: K, input: Input<K>): Promise<Output<K>[]>;
   status(): PoolStatus;
   encoderCache(): CacheLookups;
   collections(): Collections;
@@ -146,13 +149,13 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
   let closing = false;
   let replacing: Promise<void> | undefined;
   let idle: NodeJS.Timeout | undefined;
-  const track = (name: TaskName, input: unknown, signal?: AbortSignal, transferList: ArrayBuffer[] = []) => {
+  const track = (name: TaskName, input: unknown, signal?: AbortSignal, transferList: ArrayBuffer[] = [], round?: Round) => {
     const cancel = new Int32Array(new SharedArrayBuffer(4));
     const long = LONG.has(name);
     const hand = () => {
       // A task that may be in native code gets no signal: piscina would terminate its worker (NATIVE).
       const handed = pool.run(
-        { name, input, cancel, hold: long ? o.hold : undefined },
+        { name, input, cancel, hold: long ? o.hold : undefined, round },
         NATIVE.has(name) || !signal ? { transferList } : { signal, transferList },
       );
       if (long) {
@@ -200,7 +203,17 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
       signal?.addEventListener('abort', abandon, { once: true });
       lane.push(entry);
     });
-  // One task per worker: piscina gives each to the least busy worker, and every worker is idle here.
+  // A task per worker, kept in it until all have arrived (gather.ts). Rounds run one at a time: two at once
+  // could each hold one worker while waiting for the other.
+  let rounds: Promise<unknown> = Promise.resolve();
+  const each = <K extends TaskName>(name: K, input: Input<K>) => {
+    const round: Round = { cells: gathering(), workers: o.workers, limitMs: REPLACEMENT_READY_MS };
+    const all = rounds.then(() =>
+      Promise.all(Array.from({ length: o.workers }, () => track(name, input, undefined, [], round).task.then((x) => unwrap(x as Output<K>)))),
+    );
+    rounds = all.catch(() => undefined);
+    return all;
+  };
   const aboveBound = () => process.memoryUsage.rss() > o.idleRssMb * 2 ** 20;
   const collect = async () => {
     // A round still waiting for a replacement ends first (it stops, having seen the work that armed this
@@ -210,7 +223,7 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
     if (closing || !worked || live.size > 0) return;
     worked = false;
     if (!aboveBound()) return;
-    const collecting = Promise.all(Array.from({ length: o.workers }, () => track('collectTask', null).task as Promise<Output<'collectTask'>>)).catch(() => []);
+    const collecting = each('collectTask', null).catch(() => []);
     // The main thread's heap too, meanwhile: after heavy traffic it holds pages its live objects no longer
     // need until V8's memory reducer gets to them, well into the rest, so the process could stay above the
     // bound after its workers were replaced. One full collection gives them back at once.
@@ -280,6 +293,10 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
         signal.removeEventListener('abort', onAbort);
       }
     },
+    each(name, input) {
+      worked = true;
+      return each(name, input);
+    },
     status() {
       const handed = live.size - lane.length;
       const running = Math.min(handed, o.workers);
@@ -324,6 +341,7 @@ async function inProcess(o: PoolOptions): Promise<WorkPool> {
       if (signal.aborted) throw signal.reason;
       return unwrap(out) as never;
     },
+    each: async (name, input) => [unwrap(await table[name](input, () => false)) as never],
     status: () => ({ workers: 0, running: 0, queued: 0, max_queue: o.maxQueue, saturated: false, utilization: 0 }),
     encoderCache: () => lookupsOf(settings.cacheLookups),
     collections: () => ({ count: 0, heapBytes: 0, freedBytes: 0, replaced: 0 }),

@@ -1,7 +1,7 @@
 // A worker's memory: a full collection of its heap, or the worker itself ended and replaced.
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { isMainThread } from 'node:worker_threads';
+import { isMainThread, threadId } from 'node:worker_threads';
 import type { Stop } from './task.js';
 
 const started = Date.now();
@@ -17,10 +17,11 @@ export async function retireTask(round: number, _stop: Stop): Promise<'fresh'> {
 
 let fullCollection: (() => void) | undefined;
 /**
- * A full garbage collection of this thread's heap, with the heap's size before and after it, bytes. V8
- * returns a heap's freed pages to the system only after one, and an idle pool worker runs none.
+ * A full garbage collection of this thread's heap, with the heap's size before and after it, bytes, and
+ * the thread it ran in. V8 returns a heap's freed pages to the system only after one, and an idle pool
+ * worker runs none.
  */
-export async function collectTask(_input: null, _stop: Stop): Promise<{ before: number; after: number }> {
+export async function collectTask(_input: null, _stop: Stop): Promise<{ before: number; after: number; thread: number }> {
   if (!fullCollection) {
     // The flag turned on at run time exposes `gc` to contexts made after it: no --expose-gc in `npm start`.
     setFlagsFromString('--expose-gc');
@@ -28,5 +29,5 @@ export async function collectTask(_input: null, _stop: Stop): Promise<{ before: 
   }
   const before = getHeapStatistics().total_heap_size;
   fullCollection();
-  return { before, after: getHeapStatistics().total_heap_size };
+  return { before, after: getHeapStatistics().total_heap_size, thread: threadId };
 }

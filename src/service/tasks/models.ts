@@ -5,7 +5,7 @@ import { workerData } from 'node:worker_threads';
 import { ServiceError } from '../../common/errors.js';
 import { loadUnlessClosing, markLoaded, type Model, wasLoaded } from '../pool/model-flags.js';
 import type { SentenceEncoder } from '../../text/encoder.js';
-import type { TurnVerifier } from '../../verify/model.js';
+import type { TurnVerifier, VerifyInput } from '../../verify/model.js';
 import type { Stop } from './task.js';
 
 /** Where a thread finds its models, and how many threads its ONNX sessions may use. */
@@ -82,10 +82,28 @@ const loaded = <T>(name: string, p: Promise<T>): Promise<T> =>
 // METEOR's synonyms: WordNet's files parsed in this thread, imported on first use like the models.
 const wordnet = () => import('../../metrics/text/wordnet.js').then(({ getWordNet }) => getWordNet());
 
+// A load ends with one small inference: an ONNX session starts on its first run (hundreds of ms) and the
+// verifier's checks compile on their first call, which would otherwise be the cost of a request. A remote
+// verifier is not called: its server may not be up yet, and /ready probes it.
+const WARM_UP_TEXT = 'How do I start?';
+const WARM_UP_VERIFY: VerifyInput = {
+  task: { description: 'def add(a, b): return their sum', solution_steps: ['Return a + b'], reference_code: 'def add(a, b):\n    return a + b' },
+  context: [{ role: 'student', text: WARM_UP_TEXT }],
+  candidates: ['What does the function get as its input?'],
+};
+
 async function loadModel(which: Model): Promise<string> {
   const s = configured();
-  if (which === 'encoder') return (await encoderAt(s.encoderDir)).manifest.name;
-  if (which === 'verifier') return (await verifierAt(s.verifierDir)).info.name;
+  if (which === 'encoder') {
+    const e = await encoderAt(s.encoderDir);
+    await e.embed([WARM_UP_TEXT]);
+    return e.manifest.name;
+  }
+  if (which === 'verifier') {
+    const v = await verifierAt(s.verifierDir);
+    if (v.info.kind !== 'remote') await v.verify(WARM_UP_VERIFY);
+    return v.info.name;
+  }
   await wordnet();
   return 'WordNet 3.0';
 }

@@ -100,3 +100,20 @@ t.test('closing drops the long tasks still waiting for their lane', async (t) =>
   t.equal(await held, 'client_closed');
   t.equal(tasksHeld(hold), 0);
 });
+
+t.test('a round (pool.each) runs once in every worker, even when one worker is busy as it begins', async (t) => {
+  const { pool, hold, release } = await heldPool(t);
+  const long = evaluatePlans(pool);
+  await until('a long task held in its worker', async () => tasksHeld(hold) === 1);
+  // The free worker takes the round's first task and must not also take its second, which waits instead
+  // for the worker the long task holds.
+  const round = pool.each('collectTask', null);
+  const other = pool.each('collectTask', null);
+  await until('the round waiting for the busy worker', async () => pool.status().queued === 1);
+  t.equal(pool.status().running, 2, 'the long task and the first task of the round run; the second waits');
+  release();
+  await long;
+  for (const [i, threads] of [await round, await other].map((r) => r.map((x) => x.thread)).entries()) {
+    t.equal(new Set(threads).size, 2, `round ${i + 1} ran in both workers (threads ${threads.join(', ')})`);
+  }
+});

@@ -5,13 +5,13 @@
 import t from 'tap';
 import { holdLoads, loadsRunning } from '../../../src/service/pool/model-flags.js';
 import { until } from '../../support/app.js';
-import { never, onEveryWorker, testPool } from '../../support/pool.js';
+import { testPool } from '../../support/pool.js';
 
 t.test('closing while a replacement worker loads its models waits for the load, then ends cleanly', async (t) => {
   // IDLE_RSS_MB=1: the rest after any work collects and then replaces the workers, one at a time.
   const { pool, models } = await testPool({ idleRssMb: 1 });
   // Both workers load the verifier (and its encoder), so a replacement loads them before it takes work.
-  await onEveryWorker(pool, () => pool.run('loadTask', 'verifier', never()));
+  await pool.each('loadTask', 'verifier');
   // In the same turn as the work's end, before the rest that follows it can start a replacement.
   holdLoads(models, true);
   // A collection, then a worker retired: its replacement is held inside its load (counted as replaced once ready).

@@ -10,7 +10,7 @@ import { TraceKnowledgeRequestSchema } from '../../../src/contracts/trace-knowle
 import { VerifyTurnRequestSchema } from '../../../src/contracts/verify-turn.js';
 import { holdLoads, loadsRunning } from '../../../src/service/pool/model-flags.js';
 import { example, metricValue, testApp, until } from '../../support/app.js';
-import { never, onEveryWorker, testPool } from '../../support/pool.js';
+import { never, testPool } from '../../support/pool.js';
 
 const IDLE_COLLECT_MS = 50;
 const rest = () => new Promise((r) => setTimeout(r, IDLE_COLLECT_MS));
@@ -87,7 +87,7 @@ t.test('a request during a replacement is served by the other worker, and the ro
   t.teardown(() => pool.close());
   // Any task is work; this one needs no model, so the replacements below load none (pool-close.test.ts loads one).
   const work = () => pool.run('collectTask', null, never());
-  await onEveryWorker(pool, work);
+  await pool.each('collectTask', null);
   // In the same turn as the work's end, before its rest can start a replacement: a replacement now stays
   // inside its model load until released, so the round waits for it.
   holdLoads(models, true);
@@ -124,4 +124,13 @@ t.test('a resting process under IDLE_RSS_MB neither collects nor replaces its wo
   // The rest after the request has begun before this timer fires; a collection would have put its tasks in the pool.
   await rest();
   t.match(await poolMetrics(app), { count: 0, replaced: 0, busy: 0 }, 'no collection, no replacement');
+});
+
+t.test('a model load warms the model in every worker: each runs one inference, its first, before any request', async (t) => {
+  const { pool } = await testPool();
+  t.teardown(() => pool.close());
+  t.same(pool.encoderCache(), { hits: 0, misses: 0 }, 'nothing embedded before the load');
+  t.same(await pool.each('loadTask', 'encoder'), ['use-lite', 'use-lite'], 'loaded in both workers');
+  // Each worker has a cache of its own: one miss each means each worker ran its encoder once.
+  t.same(pool.encoderCache(), { hits: 0, misses: 2 }, "each worker's warm-up embedded its text");
 });
