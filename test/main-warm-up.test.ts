@@ -15,3 +15,16 @@ t.test('service process: WordNet warms up at start, with the models, without a r
   t.match(metrics, /^tutor_capability_ready\{capability="meteor"\} 1$/m);
   t.notMatch(metrics, /^http_requests_total\{[^}]*route="\/evaluate/m, 'no evaluation request was sent');
 });
+
+t.test('service process: the models run their first inference at start, in every worker, without a request', async (t) => {
+  const svc = await startService({ STATE_DIR: tempStateDir(), WORKERS: '2' });
+  t.teardown(() => svc.child.kill('SIGKILL'));
+  for (const capability of ['trace_knowledge', 'verify_turn']) {
+    t.match(await svc.waitForLine((l) => l.capability === capability), { msg: 'capability ready' }, capability);
+  }
+  const metrics = await (await fetch(`${svc.base}/metrics`)).text();
+  const misses = Number(/^tutor_encoder_cache_lookups_total\{result="miss"\} (\d+)$/m.exec(metrics)?.[1]);
+  // Each worker's encoder warm-up embeds one text, and the verifier's its own few: every worker embedded.
+  t.ok(misses >= 2, `texts embedded at start: ${misses}`);
+  t.notMatch(metrics, /^http_requests_total\{[^}]*route="\/(verify-turn|trace-knowledge)/m, 'no request was sent');
+});

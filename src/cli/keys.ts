@@ -6,7 +6,7 @@ import { commandArgs, UsageError } from './usage.js';
 
 export const KEYS_USAGE = `Usage: plan-reward keys new --scope ${SCOPES.join('|')} [--file PATH]
 
-Makes a random API key (256 bits, base64url) and prints it once, on stdout alone (a hint goes to stderr):
+Makes a random API key (256 bits, base64url, never starting with '-') and prints it once, on stdout alone (a hint goes to stderr):
 the service never shows or logs a key, so keep it now.
 
   --scope S        ${SCOPES.join(', ')}: what the key may call (docs/production.md, Keys and scopes)
@@ -22,6 +22,14 @@ const args = (argv: readonly string[]) =>
     help: { type: 'boolean', short: 'h', default: false },
   });
 
+/** 256 random bits, base64url; never with a leading '-', which a command line would take for an option. */
+export function newKey(): string {
+  for (;;) {
+    const key = randomBytes(32).toString('base64url');
+    if (!key.startsWith('-')) return key;
+  }
+}
+
 const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);
 
 export async function keysCommand(argv: readonly string[], io: { stdout: Out; stderr: Out }): Promise<void> {
@@ -35,7 +43,7 @@ export async function keysCommand(argv: readonly string[], io: { stdout: Out; st
   if (extra.length > 0) throw new UsageError(`keys new: unexpected argument ${extra.join(' ')}`);
   if (values.scope === undefined) throw new UsageError(`keys new: --scope is required (${SCOPES.join(', ')})`);
   if (!isScope(values.scope)) throw new UsageError(`keys new: --scope must be one of ${SCOPES.join(', ')}, not "${values.scope}"`);
-  const key = randomBytes(32).toString('base64url');
+  const key = newKey();
   if (values.file !== undefined) await appendKey(values.file, values.scope, key, io.stderr);
   io.stdout.write(`${key}\n`);
   io.stderr.write(

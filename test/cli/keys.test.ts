@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
+import { newKey } from '../../src/cli/keys.js';
 import { parseKeys } from '../../src/http/access.js';
 import { tempStateDir } from '../support/app.js';
 import { startService } from '../support/service.js';
@@ -113,4 +114,15 @@ t.test('start-up names how many keys of each scope are loaded, never the keys; o
     open.lines.some((l) => l.msg === 'API keys loaded'),
     'no keys line',
   );
+});
+
+t.test('a key never starts with a dash, which a command line would read as an option', async (t) => {
+  // A leading '-' comes once in 64 keys: among 4,096, one would show with odds of 1 − (63/64)^4096 (certain to 27 places).
+  const keys = Array.from({ length: 4096 }, () => newKey());
+  t.equal(keys.filter((k) => k.startsWith('-')).length, 0);
+  t.ok(
+    keys.every((k) => /^[\w-]{43}$/.test(k)),
+    '43 base64url characters each',
+  );
+  t.equal(new Set(keys).size, keys.length, 'all different');
 });

@@ -84,7 +84,8 @@ const SHOWS: Array<{ doc: string; contains: string; check: (t: Test, out: string
     doc: 'README.md',
     contains: 'npx plan-reward audit examples/plans.jsonl',
     check: (t, out) => {
-      t.match(out, /## Static gate: rejections by reason/, 'the summary');
+      t.match(out, /^Static gate: rejections by reason \(T3\)$/m, 'the summary, printed');
+      t.notMatch(out, /^## /m, 'once: not also as Markdown');
       t.match(out, /"id":"gamed-keyword-lists".*"score":1,/, 'the keyword list scores 1.0 on the paper’s rewards');
     },
   },
