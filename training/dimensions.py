@@ -7,7 +7,12 @@ matters: the embedding columns of unit vectors are ~0.04 apart, so an L2 that su
 wants it strong, train.py) starves the dimensions; fit jointly with the score in finetune.py's head, the
 dimensions' held-out AUCs were 0.64–0.85, `reveals_answer` 0.825.
 
-The standardization is folded into the weights, so the exported layer is x·W + b on the raw inputs."""
+The standardization is folded into the weights, so the exported layer is x·W + b on the raw inputs.
+
+Calibration: each dimension's logit z is mapped to a·z + c (Platt scaling, a > 0, so every ROC AUC is
+unchanged), fit by maximum likelihood against the rater's Yes on logits held out from the layer that made
+them, so that a probability p means "Yes about p of the time". Nested like the layers: an outer fold's
+(a, c) come from its inner folds' held-out logits only."""
 
 import numpy as np
 import torch
@@ -52,23 +57,82 @@ def cross_validated(X, Y, groups, fold_of, k, l2):
     return out
 
 
+def grid_held(X, Y, groups, k, seed):
+    """Held-out logits [len(L2_GRID), n, D] of every row at every L2_GRID value, k folds by conversation."""
+    fold_of = folds(groups, k, seed)
+    return np.stack([cross_validated(X, Y, groups, fold_of, k, l2) for l2 in L2_GRID])
+
+
+def best_of_grid(held, positive):
+    """Per dimension, the L2_GRID value with the best held-out ROC AUC, and the held-out logits [n, D] at it."""
+    best = np.stack([aucs(h, positive) for h in held]).argmax(0)
+    return np.array(L2_GRID)[best], held[best, :, np.arange(positive.shape[1])].T
+
+
 def pick_l2(X, Y, positive, groups, k, seed):
     """Per dimension, the L2_GRID value with the best k-fold (by conversation) held-out ROC AUC."""
-    fold_of = folds(groups, k, seed)
-    scores = np.stack([aucs(cross_validated(X, Y, groups, fold_of, k, l2), positive) for l2 in L2_GRID])
-    return np.array(L2_GRID)[scores.argmax(0)]
+    return best_of_grid(grid_held(X, Y, groups, k, seed), positive)[0]
+
+
+def platt(z, y, iterations=50):
+    """(a, c) maximizing the likelihood of y ∈ {0, 1} under sigmoid(a·z + c): Newton's method on a convex
+    two-parameter log loss, started at the identity."""
+    z, y = z.astype(np.float64), y.astype(np.float64)
+    theta = np.array([1.0, 0.0])
+    Z = np.stack([z, np.ones_like(z)], 1)
+    for _ in range(iterations):
+        p = 1 / (1 + np.exp(-(Z @ theta)))
+        grad = Z.T @ (p - y)
+        hess = Z.T @ (Z * (p * (1 - p))[:, None]) + 1e-9 * np.eye(2)
+        step = np.linalg.solve(hess, grad)
+        theta -= step
+        if np.abs(step).max() < 1e-10:
+            break
+    assert theta[0] > 0, "a calibration that reverses a dimension's order"
+    return theta
+
+
+def calibrate(held_logits, positive):
+    """Per dimension Platt scaling of held-out logits → (A [D], C [D]): calibrated logit = A·z + C."""
+    ac = np.array([platt(held_logits[:, d], positive[:, d]) for d in range(positive.shape[1])])
+    return ac[:, 0].astype(np.float32), ac[:, 1].astype(np.float32)
+
+
+def reliability(prob, positive, bins=10):
+    """Equal-width bins of predicted probability: per bin (count, mean prediction, share of Yes), and the
+    expected calibration error Σ_b (n_b / n)·|mean prediction_b − share of Yes_b|."""
+    edges = np.minimum((prob * bins).astype(int), bins - 1)
+    rows, ece = [], 0.0
+    for b in range(bins):
+        m = edges == b
+        if m.any():
+            rows.append({"bin": [b / bins, (b + 1) / bins], "count": int(m.sum()), "mean_predicted": float(prob[m].mean()),
+                         "share_yes": float(positive[m].mean())})
+            ece += m.sum() / len(prob) * abs(prob[m].mean() - positive[m].mean())
+    return {"ece": float(ece), "bins": rows}
+
+
+def calibrated_nested(X, Y, positive, groups, outer_of, k_outer, k_inner, seed):
+    """Held-out logits of every row: each outer fold's L2 per dimension and its calibration picked and fit by
+    inner folds of its training conversations only. Returns the raw and the calibrated held-out logits, and
+    the picks and calibrations per outer fold."""
+    out, calibrated = np.zeros(Y.shape, np.float32), np.zeros(Y.shape, np.float32)
+    f = np.array([outer_of[g] for g in groups])
+    picks, calibrations = [], []
+    for j in range(k_outer):
+        tr = f != j
+        held = grid_held(X[tr], Y[tr], [g for g, t in zip(groups, tr) if t], k_inner, seed + 1 + j)
+        l2, inner_held = best_of_grid(held, positive[tr])
+        A, C = calibrate(inner_held, positive[tr])
+        W, b = fit(X[tr], Y[tr], l2)
+        out[~tr] = X[~tr] @ W + b
+        calibrated[~tr] = out[~tr] * A + C
+        picks.append(l2.tolist())
+        calibrations.append({"a": A.tolist(), "c": C.tolist()})
+    return out, calibrated, picks, calibrations
 
 
 def nested(X, Y, positive, groups, outer_of, k_outer, k_inner, seed):
-    """Held-out logits of every row: each outer fold's L2 per dimension picked by inner folds of its training
-    conversations only. Returns the logits and the picks per outer fold."""
-    out = np.zeros(Y.shape, np.float32)
-    f = np.array([outer_of[g] for g in groups])
-    picks = []
-    for j in range(k_outer):
-        tr = f != j
-        l2 = pick_l2(X[tr], Y[tr], positive[tr], [g for g, t in zip(groups, tr) if t], k_inner, seed + 1 + j)
-        W, b = fit(X[tr], Y[tr], l2)
-        out[~tr] = X[~tr] @ W + b
-        picks.append(l2.tolist())
+    """calibrated_nested's raw held-out logits and L2 picks per outer fold."""
+    out, _, picks, _ = calibrated_nested(X, Y, positive, groups, outer_of, k_outer, k_inner, seed)
     return out, picks

@@ -1,4 +1,4 @@
-// Step 4 of `npm run train:verifier`: the shipped verifier's scores on every training request, served twice:
+// Step 5 of `npm run train:verifier`: the shipped verifier's scores on every training request, served twice:
 // on the float encoder it was trained on (models/use-lite) and on the int8 copy its manifest names. Writes
 // training/build/int8_scores.json, one row per example of examples.json (same order, texts checked), for
 // int8_agreement.py.

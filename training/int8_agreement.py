@@ -1,4 +1,4 @@
-"""Step 5 of `npm run train:verifier`: what serving the verifier on the int8 encoder changes.
+"""Step 6 of `npm run train:verifier`: what serving the verifier on the int8 encoder changes.
 
 The verifier is trained and evaluated (nested) on the float encoder's embeddings and served on its int8
 copy (models/use-lite-int8, scripts/use-lite/quantize.py). int8-scores.ts scored every training request

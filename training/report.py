@@ -72,6 +72,7 @@ def render(m):
         f"Their L2 strengths (grid {m['training']['dimension_layers']['l2_grid']}), shipped: "
         f"{json.dumps(m['training']['dimension_layers']['shipped_l2'])}.",
         "",
+        *calibration_lines(m.get("dimensions_calibration")),
         f"The hand feature `reveals_final_answer` alone: ROC AUC {m['reveals_answer_hand_feature_roc_auc']:.3f} for `reveals_answer`.",
         "",
         "Coding tutor (Traver's human-evaluation dialogues; never trained on; the file has no verdict per pair, so",
@@ -88,6 +89,61 @@ def render(m):
         *int8_lines(m.get("int8_serving")),
     ]
     return "\n".join(lines)
+
+
+def calibration_lines(cal):
+    """The calibration section: expected calibration error before and after, and the operating thresholds."""
+    if not cal:
+        return []
+    return [
+        "## Calibrated dimensions",
+        "",
+        "Each dimension's probability is Platt-scaled (a·logit + c, a > 0) to the rater's Yes, fit on logits held out",
+        "from the layer that made them; nested: each outer fold's scaling comes from its inner folds. Expected",
+        "calibration error (10 equal-width bins) and Brier score over the held-out MRBench candidates, before and after;",
+        "ROC AUC over the pooled held-out candidates (one scaling per fold, so pooling may move it slightly). The",
+        "operating threshold is the 0.05-grid value with the best held-out F1 (picked on these same candidates, so its",
+        "F1 is optimistic); 0.5 means \"Yes more likely than not\". Reliability diagrams: [reliability.svg](reliability.svg).",
+        "",
+        "| dimension | ECE before | ECE after | Brier before | Brier after | ROC AUC before | ROC AUC after | at 0.5: precision / recall | operating threshold | there: precision / recall |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+        *[f"| {k} | {v['before']['ece']:.3f} | {v['after']['ece']:.3f} | {v['brier_before']:.3f} | {v['brier_after']:.3f} | "
+          f"{v['roc_auc_before']:.3f} | {v['roc_auc_after']:.3f} | {v['at_0.5']['precision']:.2f} / {v['at_0.5']['recall']:.2f} | "
+          f"**{v['operating']['threshold']:.2f}** | {v['operating']['precision']:.2f} / {v['operating']['recall']:.2f} |"
+          for k, v in cal.items()],
+        "",
+    ]
+
+
+def reliability_svg(cal):
+    """Reliability diagrams, one panel per dimension: share of Yes against mean predicted probability per bin,
+    before (grey) and after (blue) calibration; a point's area follows its bin's count."""
+    size, pad, cols = 180, 28, 4
+    rows = (len(cal) + cols - 1) // cols
+    width, height = cols * (size + pad) + pad, rows * (size + pad + 28) + pad
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11">',
+           f'<rect width="{width}" height="{height}" fill="white"/>']
+    for i, (name, v) in enumerate(cal.items()):
+        x0, y0 = pad + (i % cols) * (size + pad), pad + 28 + (i // cols) * (size + pad + 28)
+        X = lambda p: x0 + p * size
+        Y = lambda p: y0 + size - p * size
+        out += [f'<text x="{x0}" y="{y0 - 17}">{name}</text>',
+                f'<text x="{x0}" y="{y0 - 4}">ECE {v["before"]["ece"]:.3f} → {v["after"]["ece"]:.3f}</text>',
+                f'<rect x="{x0}" y="{y0}" width="{size}" height="{size}" fill="none" stroke="#999"/>',
+                f'<line x1="{X(0)}" y1="{Y(0)}" x2="{X(1)}" y2="{Y(1)}" stroke="#ccc" stroke-dasharray="4 3"/>']
+        for key, colour in (("before", "#999"), ("after", "#1f5fbf")):
+            bins = v[key]["bins"]
+            total = sum(b["count"] for b in bins)
+            points = " ".join(f'{X(b["mean_predicted"]):.1f},{Y(b["share_yes"]):.1f}' for b in bins)
+            out.append(f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="1.5"/>')
+            out += [f'<circle cx="{X(b["mean_predicted"]):.1f}" cy="{Y(b["share_yes"]):.1f}" r="{1.5 + 8 * (b["count"] / total) ** 0.5:.1f}" '
+                    f'fill="{colour}" fill-opacity="0.5"/>' for b in bins]
+    legend_y = height - 8
+    out += [f'<text x="{pad}" y="{legend_y}" fill="#999">● before calibration</text>',
+            f'<text x="{pad + 140}" y="{legend_y}" fill="#1f5fbf">● after</text>',
+            f'<text x="{pad + 200}" y="{legend_y}">x: mean predicted probability per bin, y: share of Yes; dashed: perfect calibration</text>',
+            "</svg>"]
+    return "\n".join(out) + "\n"
 
 
 def int8_lines(q):
@@ -118,8 +174,28 @@ def int8_lines(q):
     ]
 
 
+THRESHOLDS = ("<!-- thresholds: written by training/report.py -->", "<!-- /thresholds -->")
+
+
+def thresholds_table(cal):
+    """The model card's table of operating thresholds (held-out, nested; evaluation.md has the rest)."""
+    return "\n".join([
+        "| dimension | threshold | held-out precision | held-out recall | ECE after calibration |",
+        "|---|---|---|---|---|",
+        *[f"| `{k}` | {v['operating']['threshold']:.2f} | {v['operating']['precision']:.2f} | {v['operating']['recall']:.2f} | {v['after']['ece']:.3f} |"
+          for k, v in cal.items()],
+    ])
+
+
 def write(ship=SHIP):
-    (ship / "evaluation.md").write_text(render(json.loads((ship / "metrics.json").read_text())))
+    m = json.loads((ship / "metrics.json").read_text())
+    (ship / "evaluation.md").write_text(render(m))
+    cal = m.get("dimensions_calibration")
+    if cal:
+        (ship / "reliability.svg").write_text(reliability_svg(cal))
+        card = (ship / "README.md").read_text()
+        start, end = card.index(THRESHOLDS[0]) + len(THRESHOLDS[0]), card.index(THRESHOLDS[1])
+        (ship / "README.md").write_text(card[:start] + "\n" + thresholds_table(cal) + "\n" + card[end:])
 
 
 if __name__ == "__main__":
