@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { mulberry32 } from '../src/common/rng.js';
 import { benchBatch } from './realistic-plans.js';
+import { freshClientMs } from './fresh-client.js';
 import { writeResult } from './results.js';
+import { startBuiltService } from './service.js';
 
 type Src<T> = T;
 const dist = (p: string) => new URL(`../dist/${p}`, import.meta.url).href;
@@ -19,6 +21,7 @@ const { pooledScorer } = (await import(dist('service/score-plan/pooled-scorer.js
 const { completionCount } = (await import(dist('service/score-plan/split-groups.js'))) as Src<typeof import('../src/service/score-plan/split-groups.js')>;
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 100);
+const HTTP_ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 40);
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const fmt = (x: number, d = 2) => x.toFixed(d);
 
@@ -107,6 +110,32 @@ if (STATE_URL) {
 }
 rmSync(dir, { recursive: true, force: true });
 
+// 4. What a trainer sees: the service started as `npm start` starts it, on the same engine, keys on, and a
+//    client process of its own sending 64×8 stateless and into a run (each request a new step, under an
+//    Idempotency-Key of its own) in turn.
+const KEY = 'bench-score-key-0123456789';
+const served = await startBuiltService({
+  API_KEYS: `score:${KEY}`,
+  STATE_DIR: mkdtempSync(join(tmpdir(), 'bench-runs-http-')),
+  ...(STATE_URL ? { STATE_URL } : {}),
+});
+let overHttp: { stateless: number[]; run: number[] };
+try {
+  const auth = { authorization: `Bearer ${KEY}` };
+  const [plainMs, runMs] = await freshClientMs(
+    `${served.base}/score-plan`,
+    [
+      { body: JSON.stringify({ ...batch, run_id: null }), headers: auth },
+      { body: JSON.stringify({ ...batch, run_id: `bench-http-${Date.now()}` }), headers: auth, idempotencyKeys: true },
+    ],
+    HTTP_ROUNDS,
+    5,
+  );
+  overHttp = { stateless: plainMs!, run: runMs! };
+} finally {
+  served.child.kill('SIGTERM');
+}
+
 const results = {
   engine: store.engine,
   batch: '64 groups × 8 plans',
@@ -116,6 +145,12 @@ const results = {
   record_512_plan_request_ms: { p50: q(recordMs, 0.5), p99: q(recordMs, 0.99) },
   finalize_512_plan_step_ms: { p50: q(finalizeMs, 0.5), p99: q(finalizeMs, 0.99) },
   ten_thousand_steps: { seconds: tenKMs / 1000, database_bytes: dbBytes, bytes_per_step: dbBytes / 10_000 },
+  over_http_with_a_key: {
+    rounds: HTTP_ROUNDS,
+    stateless_ms: { p50: q(overHttp.stateless, 0.5) },
+    run_ms: { p50: q(overHttp.run, 0.5) },
+    run_over_stateless: q(overHttp.run, 0.5) / q(overHttp.stateless, 0.5),
+  },
 };
 console.log(JSON.stringify(results, null, 2));
 writeResult(store.engine === 'sqlite' ? 'runs' : `runs-${store.engine}`, results);
@@ -125,6 +160,7 @@ console.log(
     `with run   : p50 ${fmt(results.bookkeeping_ms.p50)} ms, p99 ${fmt(results.bookkeeping_ms.p99)} ms (${fmt(100 * results.bookkeeping_overhead_p50, 1)} % over stateless)`,
     `record     : p50 ${fmt(results.record_512_plan_request_ms.p50, 3)} ms, p99 ${fmt(results.record_512_plan_request_ms.p99, 3)} ms per 512-plan request`,
     `finalize   : p50 ${fmt(results.finalize_512_plan_step_ms.p50, 3)} ms, p99 ${fmt(results.finalize_512_plan_step_ms.p99, 3)} ms per 512-plan step`,
+    `over HTTP  : 64×8 with a key, stateless p50 ${fmt(results.over_http_with_a_key.stateless_ms.p50)} ms, into a run p50 ${fmt(results.over_http_with_a_key.run_ms.p50)} ms (${fmt(results.over_http_with_a_key.run_over_stateless)}×; target ≤ ${results.engine === 'sqlite' ? '1.10' : '1.15'})`,
     `10,000 steps: ${fmt(results.ten_thousand_steps.seconds)} s, ${results.engine} state ${(dbBytes / 1024 / 1024).toFixed(2)} MiB (${Math.round(results.ten_thousand_steps.bytes_per_step)} B/step)`,
   ].join('\n'),
 );

@@ -15,6 +15,11 @@ function isProxyAddress(a: string): boolean {
   return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
 }
 
+// A request may carry MAX_PLANS_PER_REQUEST plans, so the default body limit makes room for that many: each
+// plan's share is well above a realistic plan's JSON escaped inside its completion (bench/realistic-plans.ts).
+const DEFAULT_MAX_PLANS = 4096;
+const PLAN_BODY_BYTES = 8 * 1024;
+
 const int = (def: number) => z.coerce.number().int().positive().default(def);
 
 // Every setting has a working default: `npm start` needs no environment at all.
@@ -68,9 +73,11 @@ export const ConfigSchema = z
       'open connections from one client address at most (past it, as at `MAX_CONNECTIONS`: its own longest-idle one is closed, or the new one waits for one of them to close); connections from a `TRUST_PROXY` address are not counted per address, since every client behind the proxy arrives from it',
     ),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino level: `fatal` … `trace`, `silent`'),
-    BODY_LIMIT_BYTES: int(16 * 1024 * 1024).describe('request body limit → 413'),
+    BODY_LIMIT_BYTES: int(DEFAULT_MAX_PLANS * PLAN_BODY_BYTES).describe(
+      `request body limit → 413; the default leaves ${PLAN_BODY_BYTES / 1024} KiB of JSON to each of \`MAX_PLANS_PER_REQUEST\` plans (raise it with that limit)`,
+    ),
     MAX_JSON_DEPTH: int(64).describe('nesting depth of the request body → 400 with the path'),
-    MAX_PLANS_PER_REQUEST: int(4096).describe('completions per request, all groups together → 400'),
+    MAX_PLANS_PER_REQUEST: int(DEFAULT_MAX_PLANS).describe('completions per request, all groups together → 400'),
     MAX_COMPLETION_BYTES: int(DEFAULT_PLAN_LIMITS.maxCompletionBytes).describe('longer completion text is gated `plan_too_large`'),
     MAX_STEPS_PER_PLAN: int(DEFAULT_PLAN_LIMITS.maxStepsPerPlan).describe('a plan with more steps is gated `plan_too_large`'),
     LAMBDA_HARD: z.coerce.number().min(0).default(DEFAULT_RUN_CONFIG.lambda_hard).describe('default λ_hard (a request may override it)'),

@@ -45,7 +45,7 @@ export interface EncoderOptions {
   onCacheLookups?: (hits: number, misses: number) => void;
 }
 
-interface Encoded {
+export interface Encoded {
   ids: number[];
   truncated: boolean;
 }
@@ -109,8 +109,11 @@ export class SentenceEncoder {
     return { ids: ids.length > this.manifest.max_tokens ? ids.slice(0, this.manifest.max_tokens) : ids, truncated };
   }
 
-  /** Sentence embeddings, batched, from the cache where a text was embedded before. */
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+  /**
+   * Sentence embeddings, batched, from the cache where a text was embedded before. `tokenize` gives a
+   * text's ids: a caller that has tokenized a text already (for `truncated`, say) passes them on.
+   */
+  async embed(texts: readonly string[], tokenize: (text: string) => number[] = (text) => this.encode(text).ids): Promise<Float32Array[]> {
     assertTexts(texts);
     const out: Float32Array[] = new Array<Float32Array>(texts.length);
     const missing: number[] = [];
@@ -120,7 +123,7 @@ export class SentenceEncoder {
       else missing.push(i);
     });
     this.options.onCacheLookups?.(texts.length - missing.length, missing.length);
-    const unique = [...new Set(missing.map((i) => texts[i]!))].map((text) => ({ text, ids: this.encode(text).ids }));
+    const unique = [...new Set(missing.map((i) => texts[i]!))].map((text) => ({ text, ids: tokenize(text) }));
     unique.sort((x, y) => x.ids.length - y.ids.length);
     const fresh = new Map<string, Float32Array>();
     for (const [start, end] of lengthBatches(

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import type { SentenceEncoder } from '../text/encoder.js';
+import type { Encoded, SentenceEncoder } from '../text/encoder.js';
 import { paddedIds, sessionOptions } from '../text/onnx-session.js';
 import { fitContext, RESPONSE_FEATURE_NAMES, responseFeatures, taskText } from './format.js';
 import type { EmbeddingHeadManifest } from './manifest.js';
@@ -42,17 +42,26 @@ export class EmbeddingHeadVerifier implements TurnVerifier {
   }
 
   async verify({ task, context, candidates }: VerifyInput): Promise<Verification> {
+    // Every text is tokenized once: for `truncated`, for fitting the context, and for the encoder.
+    const encodings = new Map<string, Encoded>();
+    const encode = (text: string): Encoded => {
+      let e = encodings.get(text);
+      if (e === undefined) {
+        e = this.encoder.encode(text);
+        encodings.set(text, e);
+      }
+      return e;
+    };
     const taskIn = taskText(task);
-    const ctx = fitContext(context, this.manifest.context_chars, (text) => !this.encoder.encode(text).truncated);
+    const ctx = fitContext(context, this.manifest.context_chars, (text) => !encode(text).truncated);
     const tokens = this.manifest.response_input === 'tokens';
-    const [t, c, ...r] = await this.encoder.embed(tokens ? [taskIn, ctx.text] : [taskIn, ctx.text, ...candidates]);
+    const [t, c, ...r] = await this.encoder.embed(tokens ? [taskIn, ctx.text] : [taskIn, ctx.text, ...candidates], (text) => encode(text).ids);
     const d = t!.length;
     const n = candidates.length;
     const names = this.manifest.extra_features;
     const extras = candidates.map((text) => responseFeatures(text, task));
     const dims = this.manifest.dimensions;
-    // Each candidate is tokenized once, for the model's own encoder (tokens) and for `truncated`.
-    const encoded = candidates.map((text) => this.encoder.encode(text));
+    const encoded = candidates.map(encode);
     let response: Record<string, ort.Tensor>;
     if (tokens) {
       const { ids, mask } = paddedIds(encoded.map((e) => e.ids));
@@ -77,7 +86,7 @@ export class EmbeddingHeadVerifier implements TurnVerifier {
         ...(probabilities && { dimensions: Object.fromEntries(dims.map((name, k) => [name, probabilities[i * dims.length + k]!])) }),
       })),
       truncated: {
-        task: this.encoder.encode(taskIn).truncated,
+        task: encode(taskIn).truncated,
         context: ctx.truncated,
         candidates: encoded.flatMap((e, i) => (e.truncated ? [i] : [])),
       },

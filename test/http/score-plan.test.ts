@@ -7,6 +7,7 @@ import t from 'tap';
 import { benchBatch } from '../../bench/realistic-plans.js';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY, EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
 import { ScorePlanRequestSchema, type ScorePlanResponse } from '../../src/contracts/score-plan.js';
+import { ConfigSchema } from '../../src/config.js';
 import { fingerprint } from '../../src/runs/idempotency.js';
 import { tempStateDir, testApp } from '../support/app.js';
 import { postInPieces } from '../support/pieces.js';
@@ -396,4 +397,23 @@ t.test('reward_profile: a run scores with its own; an unknown profile is a 400 n
   const bad = await post({ ...group([EXAMPLE_PLAN]), options: { reward_profile: 'lenient' } });
   t.equal(bad.statusCode, 400);
   t.match(bad.body, /options\.reward_profile|reward_profile/);
+});
+
+t.test('the default limits agree: MAX_PLANS_PER_REQUEST realistic plans fit the default body limit', async (t) => {
+  const served = await testApp({ WORKERS: 2 });
+  t.teardown(() => served.close());
+  const body = JSON.stringify({ ...benchBatch(512, 8), options: { detail: 'rewards' } });
+  const res = await served.inject({ method: 'POST', url: '/score-plan', payload: body, headers: { 'content-type': 'application/json' } });
+  t.equal(res.statusCode, 200, `4,096 plans in ${(body.length / 2 ** 20).toFixed(1)} MiB are scored`);
+  t.equal(
+    (res.json() as ScorePlanResponse).groups.reduce((n, g) => n + g.plans.length, 0),
+    4096,
+  );
+  const over = await served.inject({
+    method: 'POST',
+    url: '/score-plan',
+    payload: body.padEnd(ConfigSchema.parse({}).BODY_LIMIT_BYTES + 1),
+    headers: { 'content-type': 'application/json' },
+  });
+  t.equal(over.statusCode, 413, 'and a body past the limit is still refused');
 });

@@ -11,9 +11,20 @@ export function useLite(cacheSize = 1000) {
 export function recordEmbeds(encoder: SentenceEncoder): string[][] {
   const calls: string[][] = [];
   const embed = encoder.embed.bind(encoder);
-  encoder.embed = async (texts) => {
+  encoder.embed = async (texts, ...rest) => {
     calls.push([...texts]);
-    return embed(texts);
+    return embed(texts, ...rest);
   };
   return calls;
+}
+
+/** Records the text of every `encode` (tokenizer) call the encoder gets from now on. */
+export function recordEncodes(encoder: SentenceEncoder): string[] {
+  const texts: string[] = [];
+  const encode = encoder.encode.bind(encoder);
+  encoder.encode = (text) => {
+    texts.push(text);
+    return encode(text);
+  };
+  return texts;
 }

@@ -5,7 +5,7 @@ import type { VerifyInput } from '../../src/verify/model.js';
 import { fitContext, taskText } from '../../src/verify/format.js';
 import { SentenceEncoder } from '../../src/text/encoder.js';
 import { loadVerifier } from '../../src/verify/verifier.js';
-import { recordEmbeds, useLite } from '../support/encoder.js';
+import { recordEmbeds, recordEncodes, useLite } from '../support/encoder.js';
 import { copyWithManifest } from '../support/model-dir.js';
 
 // Each shipped verifier, on the float encoder it was trained on, must give the scores training computed for
@@ -131,6 +131,23 @@ t.test('the task and the dialogue are embedded once per request, the candidates 
     t.same(calls[0]!.slice(2), perCandidate ? request.candidates : [], `${name}: the candidates embedded by the shared encoder or not`);
     t.equal(result.candidates.length, request.candidates.length);
     t.match(result.candidates[0]!.features, { asks_question: Number, reveals_final_answer: Number });
+  }
+});
+
+t.test('a verification tokenizes each text once: for truncated, for fitting the context and for the encoder', async (t) => {
+  for (const name of ['verifier', 'verifier-head']) {
+    // A fresh encoder each time, so that every text misses its cache and the encoder must tokenize it.
+    const encoder = await useLite();
+    const encoded = recordEncodes(encoder);
+    const v = await loadVerifier(dirOf(name), async () => encoder);
+    const { request } = expectedOf(name).find((e) => e.request.candidates.length > 3)!;
+    await v.verify(request);
+    t.ok(encoded.includes(taskText(request.task)), `${name}: the task was tokenized`);
+    t.ok(
+      request.candidates.every((c) => encoded.includes(c)),
+      `${name}: every candidate was tokenized`,
+    );
+    t.equal(new Set(encoded).size, encoded.length, `${name}: none twice (${encoded.length} texts)`);
   }
 });
 

@@ -43,7 +43,7 @@ export function pooledScorer(
   return {
     async judge(gate) {
       // Parsed groups may come back as JSON too (Judgement.json); a part read on a worker is JSON already.
-      const task = { palette: req.palette, limits, gate, json: json && 'groups' in source };
+      const task = { palette: req.palette, limits, gate, json: json && 'groups' in source, details: req.options?.detail !== 'rewards' };
       if ('groups' in source && completionChars(source.groups) <= INLINE_MAX_CHARS) {
         return judgementOf([unwrap(await evaluateGroupsTask({ ...task, groups: source.groups }, () => signal.aborted))]);
       }

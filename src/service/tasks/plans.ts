@@ -31,7 +31,11 @@ export interface ScoreGroupsInput {
   gate: GateOptions;
   /** Write the groups' JSON too (fingerprintOfParts), after the details. */
   json?: boolean;
+  /** false: the response leaves each plan's detail out (`detail: "rewards"`), so none is written. */
+  details?: boolean;
 }
+
+const NO_DETAIL: [number, number] = [0, 0];
 
 /**
  * The judged groups, each plan's detail written into one buffer moved back with them: as bytes outside the
@@ -43,7 +47,7 @@ export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
     const palette = resolvePalette(input.palette);
     const given = input.groups instanceof Uint8Array ? (JSON.parse(utf8(input.groups)) as ScorePlanRequest['groups']) : input.groups;
     const judged = evaluateGroups(given, palette, input.limits, input.gate);
-    const texts = judged.flatMap((g) => g.plans.map((e) => JSON.stringify(planDetail(e))));
+    const texts = input.details === false ? [] : judged.flatMap((g) => g.plans.map((e) => JSON.stringify(planDetail(e))));
     // The groups' JSON texts joined by commas (the array's, without its brackets), after the details.
     const json = input.json ? JSON.stringify(given).slice(1, -1) : '';
     // Each text is encoded straight into the buffer that is moved: no copy per plan, no second join.
@@ -60,7 +64,7 @@ export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
     let k = 0;
     const groups: EvaluatedGroup<WireJudgedPlan>[] = judged.map((g) => ({
       ...g,
-      plans: g.plans.map((e) => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags, detail: ranges[k++]! })),
+      plans: g.plans.map((e) => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags, detail: ranges[k++] ?? NO_DETAIL })),
     }));
     const out = { groups, palette: paletteInfo(palette), details, json: input.json ? jsonRange : undefined };
     transfers.set(out, [details.buffer]);

@@ -41,3 +41,17 @@ t.test('the response written from worker fragments is byte for byte the referenc
     t.ok(judged.groups.every((g) => g.plans.every((p) => p.detail[1] > p.detail[0] && p.detail[1] <= g.details.length)));
   }
 });
+
+t.test('detail: "rewards": the workers write no plan detail, and the response is the reference one', async (t) => {
+  const req: ScorePlanRequest = { ...benchBatch(8, 8), options: { detail: 'rewards' } };
+  const options = resolveOptions(req.options, DEFAULT_SCORING);
+  const gate = { strict: options.strict, lambda_hard: options.lambda_hard, reward_profile: options.reward_profile };
+  const full = unwrap(await evaluateGroupsTask({ groups: req.groups, palette: req.palette, limits, gate }, () => false));
+  const lean = unwrap(await evaluateGroupsTask({ groups: req.groups, palette: req.palette, limits, gate, details: false }, () => false));
+  t.ok(full.details.byteLength > 0, `the details of 64 plans: ${full.details.byteLength} bytes`);
+  t.equal(lean.details.byteLength, 0, 'none written when the response leaves them out');
+  const written = Buffer.concat(await responseJson(compose(judgementOf([lean]), options, run.weights, false), run));
+  const reference = localScorer(req, limits);
+  const expected = Buffer.concat(await reference.compose(await reference.judge(gate), options, run.weights).write(run));
+  t.ok(written.equals(expected), `the same ${written.length} bytes as the reference`);
+});

@@ -1,0 +1,61 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A request the client sends every round; with `idempotencyKeys`, each time under a key of its own. */
+export interface ClientRequest {
+  body: string;
+  headers?: Record<string, string>;
+  idempotencyKeys?: boolean;
+}
+
+// The client process: fetch, as a trainer's Node client would; the requests in turn, one at a time, each
+// answer read whole. It prints each request's round-trip times, ms.
+const CLIENT = `
+import { readFileSync } from 'node:fs';
+const spec = JSON.parse(readFileSync(process.argv[1], 'utf8'));
+const bodies = spec.requests.map((r) => readFileSync(r.file));
+const ms = spec.requests.map(() => []);
+for (let i = 0; i < spec.rounds + spec.warmUp; i++) {
+  for (let b = 0; b < bodies.length; b++) {
+    const r = spec.requests[b];
+    const headers = { 'content-type': 'application/json', ...r.headers, ...(r.idempotencyKeys ? { 'idempotency-key': 'bench-' + process.pid + '-' + b + '-' + i } : {}) };
+    const t = performance.now();
+    const res = await fetch(spec.url, { method: 'POST', headers, body: bodies[b] });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error('HTTP ' + res.status + ': ' + text.slice(0, 300));
+    if (i >= spec.warmUp) ms[b].push(performance.now() - t);
+  }
+}
+process.stdout.write(JSON.stringify(ms));
+`;
+
+/**
+ * Round trips of POST `url` with each request, in turn, timed by a client process of its own started for
+ * this (not the bench's process, whose heap and JIT state would be measured with it).
+ */
+export async function freshClientMs(url: string, requests: ClientRequest[], rounds: number, warmUp = 3): Promise<number[][]> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-client-'));
+  try {
+    const spec = {
+      url,
+      rounds,
+      warmUp,
+      requests: requests.map((r, i) => {
+        const file = join(dir, `${i}.json`);
+        writeFileSync(file, r.body);
+        return { file, headers: r.headers ?? {}, idempotencyKeys: r.idempotencyKeys ?? false };
+      }),
+    };
+    writeFileSync(join(dir, 'spec.json'), JSON.stringify(spec));
+    const child = spawn(process.execPath, ['--input-type=module', '-e', CLIENT, join(dir, 'spec.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    if (code !== 0) throw new Error(`the client process exited with ${code}`);
+    return JSON.parse(out) as number[][];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
