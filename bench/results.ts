@@ -11,7 +11,7 @@ interface Machine {
   memory_gib: number;
   os: string;
   node: string;
-  /** The build measured (`git rev-parse --short HEAD`, `+changes` when tracked files differ from it; or BENCH_COMMIT where the tree is not a clone). */
+  /** The build measured (`git rev-parse --short HEAD`, `+changes` when tracked files other than results and docs differ from it; or BENCH_COMMIT where the tree is not a clone). */
   commit: string | null;
   /** os.loadavg() (1, 5, 15 minutes) as the bench began and as it ended. */
   loadavg_start: number[];
@@ -36,8 +36,10 @@ function commit(): string | null {
   if (process.env.BENCH_COMMIT) return process.env.BENCH_COMMIT;
   const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   try {
-    // A tree with changes to tracked files is not the commit: the figures then name it as its parent plus them.
-    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? '+changes' : ''}`;
+    // A tree with changes to tracked files is not the commit: the figures then name it as its parent plus
+    // them. Results and the docs they are rendered into are not what is measured.
+    const changed = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench/results', ':!docs', ':!README.md');
+    return `${git('rev-parse', '--short', 'HEAD')}${changed ? '+changes' : ''}`;
   } catch {
     return null;
   }
