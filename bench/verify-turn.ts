@@ -88,8 +88,9 @@ const floorEncoder = await SentenceEncoder.fromDirectory(new URL(`../models/veri
 /** The encoder's share of a request: its texts tokenized once and embedded, none from a cache. */
 async function floorMs(request: { task: ReturnType<typeof task>; context: ReturnType<typeof context>; candidates: string[] }): Promise<number> {
   const t = performance.now();
-  const ctx = fitContext(request.context, verifierManifest.context_chars, (text) => !floorEncoder.encode(text).truncated);
-  await floorEncoder.embed([taskText(request.task), ctx.text, ...request.candidates]);
+  const encode = floorEncoder.encodeOnce();
+  const ctx = fitContext(request.context, verifierManifest.context_chars, (text) => !encode(text).truncated);
+  await floorEncoder.embed([taskText(request.task), ctx.text, ...request.candidates], (text) => encode(text).ids);
   return performance.now() - t;
 }
 

@@ -110,6 +110,22 @@ export class SentenceEncoder {
   }
 
   /**
+   * `encode` for the texts of one request, each tokenized once however often it is asked for (fitting a
+   * context, `truncated`, embedding); pass it on to `embed` as its `tokenize`.
+   */
+  encodeOnce(): (text: string) => Encoded {
+    const seen = new Map<string, Encoded>();
+    return (text) => {
+      let e = seen.get(text);
+      if (e === undefined) {
+        e = this.encode(text);
+        seen.set(text, e);
+      }
+      return e;
+    };
+  }
+
+  /**
    * Sentence embeddings, batched, from the cache where a text was embedded before. `tokenize` gives a
    * text's ids: a caller that has tokenized a text already (for `truncated`, say) passes them on.
    */

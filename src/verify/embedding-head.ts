@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import type { Encoded, SentenceEncoder } from '../text/encoder.js';
+import type { SentenceEncoder } from '../text/encoder.js';
 import { paddedIds, sessionOptions } from '../text/onnx-session.js';
 import { fitContext, RESPONSE_FEATURE_NAMES, responseFeatures, taskText } from './format.js';
 import type { EmbeddingHeadManifest } from './manifest.js';
@@ -43,15 +43,7 @@ export class EmbeddingHeadVerifier implements TurnVerifier {
 
   async verify({ task, context, candidates }: VerifyInput): Promise<Verification> {
     // Every text is tokenized once: for `truncated`, for fitting the context, and for the encoder.
-    const encodings = new Map<string, Encoded>();
-    const encode = (text: string): Encoded => {
-      let e = encodings.get(text);
-      if (e === undefined) {
-        e = this.encoder.encode(text);
-        encodings.set(text, e);
-      }
-      return e;
-    };
+    const encode = this.encoder.encodeOnce();
     const taskIn = taskText(task);
     const ctx = fitContext(context, this.manifest.context_chars, (text) => !encode(text).truncated);
     const tokens = this.manifest.response_input === 'tokens';
