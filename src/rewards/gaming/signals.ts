@@ -25,6 +25,35 @@ export interface GamingContext {
   profileWords: Set<string>;
   /** Plan fields already read, by text. */
   fields: { sentences: Map<string, RawSentence[]>; labels: Map<string, RawSentence[]> };
+  /** The group's topic stems numbered, and a plan's vocabulary as marks on those numbers. */
+  topic: TopicMarks;
+}
+
+/**
+ * A plan's vocabulary (the topic stems of its on-topic sentences) as marks: stem k is in the current
+ * plan's vocabulary when `marks[k] === plan`. Each plan would otherwise build a set of some hundred stems.
+ */
+interface TopicMarks {
+  ids: Map<string, number>;
+  marks: Int32Array;
+  plan: number;
+}
+
+const topicMarks = (): TopicMarks => ({ ids: new Map(), marks: new Int32Array(64), plan: 0 });
+
+/** The number of a stem in the group, given on first sight. */
+function topicId(t: TopicMarks, stem: string): number {
+  let id = t.ids.get(stem);
+  if (id === undefined) {
+    id = t.ids.size;
+    t.ids.set(stem, id);
+    if (id >= t.marks.length) {
+      const grown = new Int32Array(t.marks.length * 2);
+      grown.set(t.marks);
+      t.marks = grown;
+    }
+  }
+  return id;
 }
 
 /** What the guarded reward needs of the signals' reading, besides the signals. */
@@ -64,10 +93,15 @@ export function gamingContext(query: string | null | undefined, profile: Profile
     [...profileItems(profile), ...(coverage?.signals.flatMap((s) => s.phrases) ?? [])].flatMap(plainWords).filter((w) => !isFunctionWord(w)),
   );
   const fields = () => ({ sentences: new Map(), labels: new Map() });
-  if (!query) return { coverage, queryStems: null, copySource, profileWords, fields: fields() };
-  const read = readSentence(query, { coverage, queryStems: null, copySource: new Set(), profileWords: new Set(), fields: fields() }, false);
+  const own = { coverage, copySource, profileWords, fields: fields(), topic: topicMarks() };
+  if (!query) return { ...own, queryStems: null };
+  const read = readSentence(
+    query,
+    { coverage, queryStems: null, copySource: new Set(), profileWords: new Set(), fields: fields(), topic: topicMarks() },
+    false,
+  );
   const stems = [...new Set(read.ownWords.map(stem))];
-  return { coverage, queryStems: stems.length > 0 ? stems : null, copySource, profileWords, fields: fields() };
+  return { ...own, queryStems: stems.length > 0 ? stems : null };
 }
 
 /** What a sentence says, read once per distinct text of a group (its plans share most of their text). */
@@ -82,8 +116,8 @@ interface RawSentence {
   keywords: number;
   /** The plan's own words: not profile phrases, cues, copied runs, profile items, function or generic words. */
   ownWords: string[];
-  /** Stems of the words that say what it is about, copied ones included. */
-  topicStems: string[];
+  /** Numbers (TopicMarks) of the distinct stems of the words that say what it is about, copied ones included. */
+  topics: number[];
   /** Ids of the profile signals named in it outside copied runs. */
   named: Set<string>;
 
@@ -93,6 +127,8 @@ interface RawSentence {
   asks: boolean;
   /** Whether it names a programming word or the query. */
   onTopic: boolean;
+  /** It settled, off topic and on topic: a plan's sentences are mostly those of the plans before it. */
+  settled: [Sentence | undefined, Sentence | undefined];
 }
 
 /** A sentence in its plan: whether it is on topic there, and what it then credits. */
@@ -111,6 +147,10 @@ const NONE: ReadonlySet<string> = new Set();
 
 /** What depends on whether the sentence is on topic: a sentence about something else credits nothing. */
 function settle(raw: RawSentence, onTopic: boolean): Sentence {
+  return (raw.settled[onTopic ? 1 : 0] ??= settled(raw, onTopic));
+}
+
+function settled(raw: RawSentence, onTopic: boolean): Sentence {
   const { label, grammar, signalWords, content, ownWords } = raw;
   // A keyword list has no grammar, or is all keywords however it is dressed.
   const credits = label
@@ -239,7 +279,12 @@ function readSentence(text: string, ctx: GamingContext, label: boolean): RawSent
   }
   const q = ctx.queryStems;
   if (!onTopic && q !== null) onTopic = new Set(topicStems.filter((s) => q.some((x) => stemsMatch(s, x)))).size >= R.queryWords;
-  return { label, grammar, content, signalWords, keywords, ownWords, topicStems, named, phases, asks, onTopic };
+  const topics: number[] = [];
+  for (const s of topicStems) {
+    const id = topicId(ctx.topic, s);
+    if (!topics.includes(id)) topics.push(id);
+  }
+  return { label, grammar, content, signalWords, keywords, ownWords, topics, named, phases, asks, onTopic, settled: [undefined, undefined] };
 }
 
 /** The set of an instruction's words, for telling repeated steps apart. */
@@ -295,14 +340,22 @@ export function readGaming(
 ): GamingReading {
   const { plan } = a;
   const n = plan.steps.length;
-  const rawSteps = plan.steps.map((s) => [...readField(s.instruction, ctx), ...readField(s.expected_output, ctx)]);
+  const rawSteps = plan.steps.map((s) => readField(s.instruction, ctx).concat(readField(s.expected_output, ctx)));
   // One round of the plan's own topic: a sentence that shares words with on-topic step sentences is on topic
   // too. One shared word is not enough: "change" or "write" is in every plan, however often.
-  const flat = rawSteps.flat();
-  const vocabulary = flat.every((r) => r.onTopic) ? new Set<string>() : new Set(flat.filter((r) => r.onTopic).flatMap((r) => r.topicStems));
-  const place = (r: RawSentence) => settle(r, r.onTopic || new Set(r.topicStems.filter((x) => vocabulary.has(x))).size >= R.topicSharedWords);
+  const { topic } = ctx;
+  const mark = ++topic.plan;
+  for (const ss of rawSteps) for (const r of ss) if (r.onTopic) for (const k of r.topics) topic.marks[k] = mark;
+  const shared = (r: RawSentence) => {
+    let n = 0;
+    for (const k of r.topics) if (topic.marks[k] === mark) n++;
+    return n;
+  };
+  const place = (r: RawSentence) => settle(r, r.onTopic || shared(r) >= R.topicSharedWords);
   const bySteps = rawSteps.map((ss) => ss.map(place));
-  const stepSentences = bySteps.flat();
+  // Array.prototype.flat is a slow generic path in V8, and this runs for every plan.
+  const stepSentences: Sentence[] = [];
+  for (const ss of bySteps) for (const x of ss) stepSentences.push(x);
   // The evidence is written only for the signals that fire.
   const found: Partial<Record<GamingSignalCode, () => { message: string; steps: string[] }>> = {};
   const measures = {} as Record<GamingSignalCode, number>;
@@ -334,8 +387,13 @@ export function readGaming(
   // keyword_stuffing: profile phrases, cues and copied text as a share of the steps' content words, over the
   // plan and over each long step (one stuffed step among ten real ones).
   const share = (ss: readonly Sentence[]) => {
-    const content = ss.reduce((k, s) => k + s.raw.content, 0);
-    return { content, share: content === 0 ? 0 : ss.reduce((k, s) => k + s.raw.keywords, 0) / content };
+    let content = 0;
+    let keywords = 0;
+    for (const s of ss) {
+      content += s.raw.content;
+      keywords += s.raw.keywords;
+    }
+    return { content, share: content === 0 ? 0 : keywords / content };
   };
   const perStep = bySteps.map(share);
   measures.keyword_stuffing = Math.max(share(stepSentences).share, ...perStep.filter((p) => p.content >= R.longStepWords).map((p) => p.share));
@@ -351,7 +409,8 @@ export function readGaming(
     if (sets[j]!.size < R.duplicateMinWords) continue;
     for (let i = 0; i < j; i++) {
       // Jaccard is at most the smaller set's size over the larger's: most pairs end here.
-      const [a, b] = [sets[i]!.size, sets[j]!.size];
+      const a = sets[i]!.size;
+      const b = sets[j]!.size;
       if (a < R.duplicateMinWords || Math.min(a, b) < R.duplicateJaccard * Math.max(a, b)) continue;
       if (jaccard(sets[i]!, sets[j]!) >= R.duplicateJaccard) {
         repeats.push(plan.steps[j]!.id);
