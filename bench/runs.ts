@@ -43,11 +43,12 @@ const time = async (fn: () => Promise<unknown>) => {
   await fn();
   return performance.now() - t;
 };
+const judging = { palette: undefined, limits: svc.planLimits, maxDepth: svc.maxJsonDepth, maxPlans: Infinity, json: false };
 for (let i = 0; i < ROUNDS + 10; i++) {
   const plainReq = { ...batch, run_id: null };
   const runReq = { ...batch, run_id: 'bench', step: i };
   const scorer = (req: typeof plainReq | typeof runReq) =>
-    pooledScorer(req, { groups: req.groups, plans: completionCount(req.groups) }, svc.planLimits, svc.pool, never);
+    pooledScorer(req, { groups: req.groups, plans: completionCount(req.groups) }, judging, svc.pool, never);
   const plain = () => scoreInRun(plainReq, undefined, svc, scorer(plainReq), never);
   const withRun = () => scoreInRun(runReq, undefined, svc, scorer(runReq), never);
   // Alternate which goes first, so neither always pays for the other's garbage.

@@ -14,17 +14,18 @@ export const CompletionSchema = z.unknown().meta({
   anyOf: [{ type: 'string' }, { type: 'object' }],
 });
 
+/** One rollout group of a request. */
+export const ScorePlanGroupSchema = z.object({
+  id: z.string().max(200).optional().describe('Caller label for the rollout group, echoed back'),
+  query: z.string().max(65536).describe("The learner's question the plans answer"),
+  profile: ProfileSchema,
+  completions: z.array(CompletionSchema).min(1).describe('The g sampled plans of this rollout group'),
+});
+
 export const ScorePlanRequestSchema = z
   .object({
     groups: z
-      .array(
-        z.object({
-          id: z.string().max(200).optional().describe('Caller label for the rollout group, echoed back'),
-          query: z.string().max(65536).describe("The learner's question the plans answer"),
-          profile: ProfileSchema,
-          completions: z.array(CompletionSchema).min(1).describe('The g sampled plans of this rollout group'),
-        }),
-      )
+      .array(ScorePlanGroupSchema)
       .min(1)
       .describe('Rollout groups; at most MAX_PLANS_PER_REQUEST completions in all. Keep each group in one request: z-scores are taken within it'),
     run_id: RunIdSchema.nullable()
@@ -40,6 +41,13 @@ export const ScorePlanRequestSchema = z
   .meta({ id: 'ScorePlanRequest', examples: [{ run_id: null, ...EXAMPLE_SCORE_REQUEST }] });
 
 export type ScorePlanRequest = z.infer<typeof ScorePlanRequestSchema>;
+
+/**
+ * A request with its groups left out, as a body read in parts is checked on the main thread: "groups" is the
+ * empty array in its place (its groups are checked where they are judged), so the keys keep the order
+ * ScorePlanRequestSchema gives them.
+ */
+export const ScorePlanHeadSchema = ScorePlanRequestSchema.extend({ groups: z.array(z.never()).max(0) });
 
 const PlanScoreSchema = z
   .object({

@@ -2,14 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import { errorCodes, type FastifyInstance, type FastifySchemaCompiler } from 'fastify';
 import { validatorCompiler as zodValidatorCompiler } from 'fastify-type-provider-zod';
-import { GroupsReader } from './groups-layout.js';
-import { JsonBytes, LARGE_JSON_CHARS, parseBody, parseSecurely } from './json.js';
+import { GroupsScanner } from './groups-layout.js';
+import { GroupsBytes, JsonBytes, LARGE_JSON_CHARS, parseBody } from './json.js';
 import { joinMovable, movableBytes } from '../common/movable-bytes.js';
-
-// From this size a body is read on a worker. A smaller one, a 64×8 batch included, is parsed here: reading
-// it on a worker put a serial stage before the judging and made such requests slower (interleaved runs),
-// while parsing it here holds a probe only briefly.
-const READ_ON_WORKER_BYTES = 4 << 20;
 
 type Done = (err: Error | null, body?: unknown) => void;
 
@@ -35,9 +30,10 @@ export function installJsonParser(app: FastifyInstance): void {
 }
 
 /**
- * In this plugin's routes, a JSON body of READ_ON_WORKER_BYTES or more arrives as JsonBytes, neither
- * decoded, parsed nor validated here (the route hands it to a worker, which reads it with the route's
- * schema); a smaller one is parsed and validated as in every route.
+ * In this plugin's routes, a JSON body of LARGE_JSON_CHARS or more arrives as bytes, neither decoded,
+ * parsed nor validated here: GroupsBytes, with where its groups lie (groups-layout.ts), so that each worker
+ * reads the groups it judges, or JsonBytes, for a worker to read whole, when that was not found (a
+ * compressed body, or one the scanner is unsure of). A smaller one is parsed and validated as in every route.
  *
  * The body is read as Fastify reads one (the route's body limit, the Content-Length check). A large body of
  * known length is copied as it arrives, one chunk per turn of the event loop, into one buffer of that
@@ -46,7 +42,7 @@ export function installJsonParser(app: FastifyInstance): void {
  * end, is joined then.
  */
 export function keepLargeJson(app: FastifyInstance): { validatorCompiler: FastifySchemaCompiler<unknown> } {
-  return keepJson(app, READ_ON_WORKER_BYTES);
+  return keepJson(app, LARGE_JSON_CHARS, true);
 }
 
 /**
@@ -56,22 +52,21 @@ export function keepLargeJson(app: FastifyInstance): { validatorCompiler: Fastif
  * usually short.
  */
 export function keepJsonBytes(app: FastifyInstance): { validatorCompiler: FastifySchemaCompiler<unknown> } {
-  return keepJson(app, 0);
+  return keepJson(app, 0, false);
 }
 
-function keepJson(app: FastifyInstance, readOnWorkerFrom: number): { validatorCompiler: FastifySchemaCompiler<unknown> } {
+function keepJson(app: FastifyInstance, bytesFrom: number, groups: boolean): { validatorCompiler: FastifySchemaCompiler<unknown> } {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (req, payload: IncomingMessage & { receivedEncodedLength?: number }, done) => {
     const limit = req.routeOptions.bodyLimit;
     const declared = Number(req.headers['content-length']);
     if (declared > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), undefined);
     const plain = req.headers['content-encoding'] === undefined;
-    const whole = plain && declared >= readOnWorkerFrom ? movableBytes(declared) : undefined;
-    // A large body parsed here whose length is known is read group by group (groups-layout.ts), its groups
-    // found as it arrives; a smaller one is decoded as it arrives: joining and decoding it at its end
-    // held the main thread mostly to fault in two fresh copies.
-    const reader = !whole && plain && declared >= LARGE_JSON_CHARS ? new GroupsReader(parseSecurely) : undefined;
-    const decoder = !whole && plain && declared < LARGE_JSON_CHARS ? new StringDecoder('utf8') : undefined;
+    const whole = plain && declared >= bytesFrom ? movableBytes(declared) : undefined;
+    // The groups are found as the bytes arrive. A smaller body is decoded as it arrives: joining and
+    // decoding it at its end held the main thread mostly to fault in two fresh copies.
+    const scanner = whole && groups ? new GroupsScanner() : undefined;
+    const decoder = !whole && plain && declared < bytesFrom ? new StringDecoder('utf8') : undefined;
     let text = '';
     const chunks: Buffer[] = [];
     let size = 0;
@@ -90,10 +85,10 @@ function keepJson(app: FastifyInstance, readOnWorkerFrom: number): { validatorCo
         return;
       }
       if (decoder) text += decoder.write(bytes);
-      else if (reader) reader.feed(bytes);
       else if (!whole) chunks.push(bytes);
       else {
         whole.set(bytes, size - bytes.length);
+        scanner?.feed(bytes);
         // The socket hands over megabytes in one turn; copied one chunk per turn, a probe waits for one
         // chunk's fresh pages, not for all of them.
         payload.pause();
@@ -102,22 +97,16 @@ function keepJson(app: FastifyInstance, readOnWorkerFrom: number): { validatorCo
     };
     const onEnd = (err?: Error & { statusCode?: number }) => {
       stop();
+      const layout = scanner?.layout();
       if (err) {
         if (!(typeof err.statusCode === 'number' && err.statusCode >= 400)) err.statusCode = 400;
         done(err, undefined);
       } else if (!Number.isNaN(declared) && (payload.receivedEncodedLength || size) !== declared) {
         done(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH(), undefined);
-      } else if (whole) done(null, new JsonBytes(whole));
-      else if (size >= readOnWorkerFrom) done(null, new JsonBytes(joinMovable(chunks).bytes));
+      } else if (whole) done(null, layout ? new GroupsBytes(whole, layout) : new JsonBytes(whole));
+      else if (size >= bytesFrom) done(null, new JsonBytes(joinMovable(chunks).bytes));
       else if (size === 0) done(null, undefined);
-      else if (size < LARGE_JSON_CHARS) parseInto(done, decoder ? text + decoder.end() : Buffer.concat(chunks, size).toString('utf8'));
-      // Parsed in a turn of its own, as in every route (installJsonParser).
-      else
-        setImmediate(() => {
-          const value = reader?.value();
-          if (value !== undefined) setImmediate(done, null, value);
-          else parseInto((e, v) => setImmediate(done, e, v), Buffer.concat(reader?.chunks ?? chunks, size).toString('utf8'));
-        });
+      else parseInto(done, decoder ? text + decoder.end() : Buffer.concat(chunks, size).toString('utf8'));
     };
     payload.on('data', onData);
     payload.on('end', onEnd);

@@ -2,11 +2,12 @@
 // the route's zod schema), as plain data: /trace-knowledge/fit hands its body text to a worker, which reads
 // it there, so that a large log is never parsed or validated on the main thread.
 import { parse } from 'secure-json-parse';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { InvalidRequest, ServiceError } from '../common/errors.js';
 import { jsonPath } from '../common/json-path.js';
 import type { Issue } from '../contracts/errors.js';
 import { pathPastDepth } from './depth.js';
+import type { GroupsLayout } from './groups-layout.js';
 
 /**
  * From this size a JSON body (or response) is handled in several turns of the event loop: gathering,
@@ -19,13 +20,21 @@ export const LARGE_JSON_CHARS = 1 << 20;
 export const invalidBodyMessage = (issues: readonly Issue[], part = 'body'): string =>
   `request ${part} is invalid — ${issues[0] ? `${issues[0].path}: ${issues[0].message}` : 'invalid request'}`;
 
-/** The 400 for a body nested deeper than MAX_JSON_DEPTH, or null. */
-export function depthIssue(body: unknown, maxDepth: number): { message: string; issues: Issue[] } | null {
-  const deep = pathPastDepth(body, maxDepth);
+/**
+ * The 400 for a body nested deeper than MAX_JSON_DEPTH, or null. `value` is the body, or a value found
+ * `levels` deep in it whose paths `at` maps to paths in the body.
+ */
+export function depthIssue(
+  value: unknown,
+  maxDepth: number,
+  levels = 0,
+  at: (path: PropertyKey[]) => string = jsonPath,
+): { message: string; issues: Issue[] } | null {
+  const deep = pathPastDepth(value, maxDepth - levels);
   if (!deep) return null;
   return {
     message: `request body nests deeper than ${maxDepth} levels`,
-    issues: [{ path: jsonPath(deep), message: `nesting deeper than MAX_JSON_DEPTH=${maxDepth}` }],
+    issues: [{ path: at(deep), message: `nesting deeper than MAX_JSON_DEPTH=${maxDepth}` }],
   };
 }
 
@@ -36,7 +45,7 @@ export const parseSecurely = (text: string): unknown =>
 /**
  * Whether secure-json-parse has anything to do with `text`. It tests every text with two regular
  * expressions for a "__proto__" or "constructor" key, each letter plain or as a \u005x–\u007x escape.
- * A 64×8 batch is full of quotes (completions are JSON inside JSON): read group by group, its tests cost more
+ * A 64×8 batch is full of quotes (completions are JSON inside JSON): read in parts, its tests cost more
  * than JSON.parse itself, these plain searches much less. Text with neither key spelled out, no such escape and
  * no byte-order mark (which it strips) is text it would hand to JSON.parse as it is.
  */
@@ -72,6 +81,22 @@ export function readJsonBody<S extends z.ZodType>(text: string, schema: S, maxDe
 }
 
 /**
+ * Elements of an array of a body read as readJsonBody reads the body: `text` is their JSON joined by commas,
+ * the array is at `path` in the body and its `first` element is the first of them. Nesting counts from the
+ * body's top, and issue paths point into the body.
+ */
+export function readJsonElements<S extends z.ZodType>(text: string, element: S, maxDepth: number, path: readonly string[], first: number): z.output<S>[] {
+  const value = parseBody(`[${text}]`);
+  const inBody = (p: readonly PropertyKey[]) => jsonPath(p.length === 0 ? path : [...path, first + Number(p[0]), ...p.slice(1)]);
+  const deep = depthIssue(value, maxDepth, path.length, inBody);
+  if (deep) throw new InvalidRequest(deep.message, deep.issues);
+  const checked = z.array(element).safeParse(value);
+  if (checked.success) return checked.data;
+  const issues = checked.error.issues.map((i) => ({ path: inBody(i.path), message: i.message }));
+  throw new InvalidRequest(invalidBodyMessage(issues), issues);
+}
+
+/**
  * A large JSON body kept as the client's bytes, for a worker to read. Private, so that the depth check of
  * every body walks no further into it.
  */
@@ -83,5 +108,15 @@ export class JsonBytes {
   /** The body, in a buffer of its own that the caller may move to a worker. */
   get bytes(): Uint8Array<ArrayBuffer> {
     return this.#bytes;
+  }
+}
+
+/** A large /score-plan body as the client's bytes, with where its groups lie in them. */
+export class GroupsBytes extends JsonBytes {
+  constructor(
+    bytes: Uint8Array<ArrayBuffer>,
+    readonly layout: GroupsLayout,
+  ) {
+    super(bytes);
   }
 }

@@ -244,13 +244,12 @@ t.test('a receipt keeps fingerprint(body) when the workers write the groups JSON
   );
 });
 
-t.test('a body of 4 MiB or more, read on a worker: the same 400s, limits, replays and conflicts', async (t) => {
+t.test('a large body, its groups read on the workers: the same 400s, limits, replays and conflicts', async (t) => {
   const big = await testApp({ WORKERS: 2, MAX_PLANS_PER_REQUEST: 1100, BODY_LIMIT_BYTES: 8 << 20 });
   t.teardown(() => big.close());
   const send = (payload: string, headers: Record<string, string> = {}) =>
     big.inject({ method: 'POST', url: '/score-plan', payload, headers: { 'content-type': 'application/json', ...headers } });
   const batch = benchBatch(128, 8);
-  t.ok(JSON.stringify(batch).length > 4 << 20, 'the 128×8 batch is over 4 MiB');
 
   const notJson = await send(`{"groups": [${' '.repeat(4 << 20)}`);
   t.equal(notJson.statusCode, 400);
@@ -321,13 +320,13 @@ t.test('a body parsed on the main thread is decoded as it arrives: characters sp
   }
 });
 
-t.test('a body of 1 to 4 MiB read group by group: the same answers as one parsed whole, the odd ones included', async (t) => {
+t.test('a body of 1 MiB or more read in parts: the same answers as one parsed whole, the odd ones included', async (t) => {
   const served = await testApp({ MAX_PLANS_PER_REQUEST: 1100, BODY_LIMIT_BYTES: 8 << 20, MAX_JSON_DEPTH: 20 });
   t.teardown(() => served.close());
   const send = (payload: string) => served.inject({ method: 'POST', url: '/score-plan', payload, headers: { 'content-type': 'application/json' } });
   const batch = { ...benchBatch(40, 8), run_id: null };
   const json = JSON.stringify(batch);
-  t.ok(json.length > 1 << 20 && json.length < 4 << 20, `${json.length} bytes`);
+  t.ok(json.length > 1 << 20, `${json.length} bytes`);
   let deep: unknown = 'x';
   for (let i = 0; i < 30; i++) deep = { d: deep };
   const cases: [string, string, number][] = [
@@ -339,6 +338,9 @@ t.test('a body of 1 to 4 MiB read group by group: the same answers as one parsed
     ['a "__proto__" key in a group', json.replace('{"id"', '{"__proto__":{"x":1},"id"'), 200],
     ['a group nested too deep', JSON.stringify({ ...batch, groups: batch.groups.map((g, i) => (i === 7 ? { ...g, completions: [deep] } : g)) }), 400],
     ['a bad profile', JSON.stringify({ ...batch, groups: batch.groups.map((g, i) => (i === 30 ? { ...g, profile: 7 } : g)) }), 400],
+    // Parts read on different workers: the 400 lists both, as validating the whole body does.
+    ['bad profiles far apart', JSON.stringify({ ...batch, groups: batch.groups.map((g, i) => (i === 2 || i === 38 ? { ...g, profile: 7 } : g)) }), 400],
+    ['a bad head and a bad group', JSON.stringify({ ...batch, step: -1, groups: batch.groups.map((g, i) => (i === 20 ? { ...g, query: 1 } : g)) }), 400],
   ];
   for (const [what, body, status] of cases) {
     const plain = await send(body);

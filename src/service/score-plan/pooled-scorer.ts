@@ -7,7 +7,7 @@ import { tallyOf } from '../../scoring/score-groups.js';
 import { compose, judgementOf, responseJson, type Judgement } from './plan-json.js';
 import { unwrap, type WorkPool } from '../pool/pool.js';
 import { joinMovable } from '../../common/movable-bytes.js';
-import { completionChars, splitGroups } from './split-groups.js';
+import { checkPlanCount, completionChars, splitGroups, type BytesPart } from './split-groups.js';
 import { evaluateGroupsTask } from '../tasks/index.js';
 
 const PARTS_IN_FLIGHT_PER_WORKER = 2;
@@ -20,50 +20,57 @@ const INLINE_MAX_CHARS = 16 * 1024;
 const YIELD_FROM_PLANS = 512;
 
 /**
- * A /score-plan request's groups: parsed on the main thread, or read on a worker (readScorePlanTask) and
- * kept as the JSON of the parts it cut them into, part i ending at byte `ends[i]` of `json`.
+ * A /score-plan request's groups: parsed on the main thread, or bytes in runs (BytesPart) that the workers
+ * read themselves. `plans` is known for the first; for bytes as the client sent them it is known once they
+ * are read, and the request's limit is checked then.
  */
-export type ScorableGroups = ({ groups: ScorePlanRequest['groups'] } | { json: Uint8Array; ends: readonly number[] }) & { plans: number };
+export type ScorableGroups = { groups: ScorePlanRequest['groups']; plans: number } | { bytes: Uint8Array; parts: readonly BytesPart[] };
+
+/** How the groups are judged: the request's palette and limits, and whether the groups' JSON comes back too (for the fingerprint). */
+export interface JudgeSettings {
+  palette: ScorePlanRequest['palette'];
+  limits: PlanLimits;
+  maxDepth: number;
+  maxPlans: number;
+  json: boolean;
+}
 
 /**
  * /score-plan's plans judged on the pool, a large request's groups split across the workers (groups are
  * independent, so the split changes no result), and composed on the main thread. With `json`, the
- * judgement carries the parsed groups' JSON (for the request's fingerprint).
+ * judgement carries the groups' JSON (for the request's fingerprint).
  */
-export function pooledScorer(
-  req: RunRequest & Pick<ScorePlanRequest, 'palette'>,
-  source: ScorableGroups,
-  limits: PlanLimits,
-  pool: WorkPool,
-  signal: AbortSignal,
-  json = false,
-): PlanScorer<Judgement> {
-  const large = source.plans >= YIELD_FROM_PLANS;
+export function pooledScorer(req: RunRequest, source: ScorableGroups, settings: JudgeSettings, pool: WorkPool, signal: AbortSignal): PlanScorer<Judgement> {
   const workers = Math.max(1, pool.workers);
+  const details = req.options?.detail !== 'rewards';
   return {
     async judge(gate) {
-      // Parsed groups may come back as JSON too (Judgement.json); a part read on a worker is JSON already.
-      const task = { palette: req.palette, limits, gate, json: json && 'groups' in source, details: req.options?.detail !== 'rewards' };
+      const { palette, limits, maxDepth, json } = settings;
+      const task = { palette, limits, gate, json, details, maxDepth };
       if ('groups' in source && completionChars(source.groups) <= INLINE_MAX_CHARS) {
         return judgementOf([unwrap(await evaluateGroupsTask({ ...task, groups: source.groups }, () => signal.aborted))]);
       }
       // One failed part stops the others.
       const parts = new AbortController();
       const either = AbortSignal.any([signal, parts.signal]);
-      const run = (groups: ScorePlanRequest['groups'] | Uint8Array) =>
-        pool.run('evaluateGroupsTask', { ...task, groups }, either, groups instanceof Uint8Array ? [groups.buffer as ArrayBuffer] : []).catch((e: unknown) => {
-          parts.abort(e);
-          throw e;
-        });
-      // A part read on a worker goes as a copy of its bytes, moved: the request may be judged again (memoJudge).
+      const run = (groups: ScorePlanRequest['groups'] | Uint8Array, first: number) =>
+        pool
+          .run('evaluateGroupsTask', { ...task, groups, first }, either, groups instanceof Uint8Array ? [groups.buffer as ArrayBuffer] : [])
+          .catch((e: unknown) => {
+            parts.abort(e);
+            throw e;
+          });
+      // A part of bytes goes as a copy, moved: the request may be judged again (memoJudge).
       const inputs =
         'groups' in source
-          ? splitGroups(source.groups, workers).map((groups) => () => run(groups))
-          : source.ends.map((end, i) => () => run(joinMovable([source.json.subarray(source.ends[i - 1] ?? 0, end)]).bytes));
+          ? splitGroups(source.groups, workers).map((groups) => () => run(groups, 0))
+          : source.parts.map((p) => () => run(joinMovable([source.bytes.subarray(p.start, p.end)]).bytes, p.first));
       const results = await bounded(workers * PARTS_IN_FLIGHT_PER_WORKER, inputs);
+      const judged = judgementOf(results);
+      if (!('groups' in source)) checkPlanCount(planCount(judged), settings.maxPlans);
       // The parts' messages were read in turns of their own; composing gets its own too.
       if (results.length > 1) await nextTurn();
-      return judgementOf(results);
+      return judged;
     },
     tally: (judged) =>
       tallyOf(
@@ -71,7 +78,8 @@ export function pooledScorer(
         judged.groups,
       ),
     compose(judged, options, weights) {
-      const c = compose(judged, options, weights, req.options?.detail !== 'rewards');
+      const c = compose(judged, options, weights, details);
+      const large = planCount(judged) >= YIELD_FROM_PLANS;
       return {
         summary: c.summary,
         write: async (run) => {
@@ -82,3 +90,5 @@ export function pooledScorer(
     },
   };
 }
+
+const planCount = (j: Judgement) => j.groups.reduce((n, g) => n + g.plans.length, 0);

@@ -1,3 +1,4 @@
+import { InvalidRequest } from '../../common/errors.js';
 import type { ScorePlanRequest } from '../../contracts/score-plan.js';
 
 // Below this many plans a request is judged by one worker: splitting it would cost more in messages than
@@ -12,6 +13,15 @@ export const PART_MAX_CHARS = 288 * 1024;
 
 /** How many completions (plans) some groups hold. */
 export const completionCount = (groups: ScorePlanRequest['groups']): number => groups.reduce((n, g) => n + g.completions.length, 0);
+
+/** The 400 for a request over MAX_PLANS_PER_REQUEST. */
+export function checkPlanCount(plans: number, most: number): void {
+  if (plans > most) {
+    throw new InvalidRequest(`${plans} completions in one request, over MAX_PLANS_PER_REQUEST=${most}`, [
+      { path: '$.groups', message: `at most ${most} completions in all` },
+    ]);
+  }
+}
 
 /** Completion text of some groups, or Infinity when a completion is an object (its size is unknown). */
 export function completionChars(groups: ScorePlanRequest['groups']): number {
@@ -30,23 +40,47 @@ export function splitGroups(groups: ScorePlanRequest['groups'], workers: number)
   const k = Math.max(1, Math.min(workers, groups.length, Math.floor(total / MIN_PLANS_PER_TASK)));
   if (k === 1) return [[...groups]];
   const chars = groups.map((g) => completionChars([g]));
-  const textual = chars.every(Number.isFinite);
   // Without text sizes (object completions), one run per worker by plan count.
-  const weight = textual ? chars : groups.map((g) => g.completions.length);
+  const textual = chars.every(Number.isFinite);
+  const runs = runsOf(textual ? chars : groups.map((g) => g.completions.length), k, textual ? PART_MAX_CHARS : Infinity);
+  return runs.map(([from, to]) => groups.slice(from, to));
+}
+
+/** A run of a body's groups in its bytes: bytes [start, end) hold groups `first` on, joined by commas. */
+export interface BytesPart {
+  start: number;
+  end: number;
+  first: number;
+}
+
+/**
+ * The groups of a body read as bytes (groups-layout.ts) in runs as splitGroups cuts parsed ones, by their
+ * JSON's size: such a body is large, so it goes to all the workers.
+ */
+export function splitLayout(starts: readonly number[], ends: readonly number[], workers: number): BytesPart[] {
+  const k = Math.max(1, Math.min(workers, starts.length));
+  return runsOf(
+    starts.map((s, i) => ends[i]! - s),
+    k,
+    PART_MAX_CHARS,
+  ).map(([from, to]) => ({ start: starts[from]!, end: ends[to - 1]!, first: from }));
+}
+
+/** Index ranges [from, to) of contiguous runs: at least `k` of about equal weight, none over `cap` unless one item is. */
+function runsOf(weight: readonly number[], k: number, cap: number): [number, number][] {
   const all = weight.reduce((n, w) => n + w, 0);
-  const cap = textual ? Math.min(PART_MAX_CHARS, Math.ceil(all / k)) : Math.ceil(all / k);
-  const runs: ScorePlanRequest['groups'][] = [];
-  let run: ScorePlanRequest['groups'] = [];
+  const most = Math.min(cap, Math.ceil(all / k));
+  const runs: [number, number][] = [];
+  let from = 0;
   let size = 0;
-  for (const [i, g] of groups.entries()) {
-    if (run.length > 0 && size + weight[i]! > cap) {
-      runs.push(run);
-      run = [];
+  for (const [i, w] of weight.entries()) {
+    if (i > from && size + w > most) {
+      runs.push([from, i]);
+      from = i;
       size = 0;
     }
-    run.push(g);
-    size += weight[i]!;
+    size += w;
   }
-  runs.push(run);
+  runs.push([from, weight.length]);
   return runs;
 }

@@ -1,10 +1,10 @@
 // The plan tasks: /score-plan's groups judged and read, OpenRLHF's samples, /evaluate-plan's metrics.
 import type { EvaluatePlanRequest } from '../../contracts/evaluate-plan.js';
-import { readJsonBody } from '../../request-body/json.js';
-import { ScorePlanRequestSchema, type ScorePlanRequest } from '../../contracts/score-plan.js';
+import { readJsonBody, readJsonElements } from '../../request-body/json.js';
+import { ScorePlanGroupSchema, ScorePlanRequestSchema, type ScorePlanRequest } from '../../contracts/score-plan.js';
 import { fingerprint } from '../../runs/idempotency.js';
 import { joinMovable, movableBytes } from '../../common/movable-bytes.js';
-import { completionCount, splitGroups } from '../score-plan/split-groups.js';
+import { completionCount, splitGroups, type BytesPart } from '../score-plan/split-groups.js';
 import { resolvePalette } from '../../plan/palette.js';
 import { parsePlan, type PlanLimits } from '../../plan/parse.js';
 import { evaluatePlanMetrics } from '../../plan-metrics/index.js';
@@ -24,8 +24,13 @@ export interface WireJudgedPlan extends Judged {
 }
 
 export interface ScoreGroupsInput {
-  /** The groups, or the JSON of them as readScorePlanTask wrote it. */
+  /**
+   * The groups, or a run of them as the client sent them: their JSON joined by commas, read and checked
+   * here as the body would be (readJsonElements), the first of them the request's `first`-th group.
+   */
   groups: ScorePlanRequest['groups'] | Uint8Array;
+  first?: number;
+  maxDepth?: number;
   palette: ScorePlanRequest['palette'];
   limits: PlanLimits;
   gate: GateOptions;
@@ -45,7 +50,10 @@ const NO_DETAIL: [number, number] = [0, 0];
 export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
   return task(stop, () => {
     const palette = resolvePalette(input.palette);
-    const given = input.groups instanceof Uint8Array ? (JSON.parse(utf8(input.groups)) as ScorePlanRequest['groups']) : input.groups;
+    const given =
+      input.groups instanceof Uint8Array
+        ? readJsonElements(utf8(input.groups), ScorePlanGroupSchema, input.maxDepth!, ['groups'], input.first ?? 0)
+        : input.groups;
     const judged = evaluateGroups(given, palette, input.limits, input.gate);
     const texts = input.details === false ? [] : judged.flatMap((g) => g.plans.map((e) => JSON.stringify(planDetail(e))));
     // The groups' JSON texts joined by commas (the array's, without its brackets), after the details.
@@ -83,23 +91,26 @@ export interface ReadScorePlanInput {
 }
 
 /**
- * A large /score-plan body read here: parsed and validated as the main thread would (the same 400s), and its
+ * A large /score-plan body read whole here, one whose groups were not found as it arrived (compressed, or
+ * one the scanner was unsure of): parsed and validated as the main thread would (the same 400s), and its
  * groups cut into the parts the workers judge, as the JSON of each, one after the other in `json` (moved
- * to the main thread, not copied), part i ending at byte `ends[i]`. Decoding, parsing and validating a large
- * body held the main thread for one long stretch.
+ * to the main thread, not copied).
  */
 export function readScorePlanTask(input: ReadScorePlanInput, stop: Stop) {
   return task(stop, () => {
     const body = readJsonBody(utf8(input.json), ScorePlanRequestSchema, input.maxDepth);
     const { groups, ...head } = body;
+    const runs = splitGroups(groups, input.workers);
     // A buffer of its own, never a slice of Node's shared pool: it is moved.
-    const { bytes: json, ends } = joinMovable(splitGroups(groups, input.workers).map((p) => Buffer.from(JSON.stringify(p))));
+    const { bytes: json, ends } = joinMovable(runs.map((p) => Buffer.from(JSON.stringify(p).slice(1, -1))));
+    let first = 0;
+    const parts: BytesPart[] = runs.map((run, i) => ({ start: ends[i - 1] ?? 0, end: ends[i]!, first: (first += run.length) - run.length }));
     const out = {
       head,
       plans: completionCount(groups),
       fingerprint: input.fingerprint ? fingerprint(body) : undefined,
       json,
-      ends,
+      parts,
     };
     transfers.set(out, [json.buffer]);
     return out;
