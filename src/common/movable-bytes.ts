@@ -21,3 +21,32 @@ export function joinMovable(pieces: readonly Uint8Array[]): { bytes: Uint8Array<
   for (const [i, p] of pieces.entries()) bytes.set(p, ends[i]! - p.length);
   return { bytes, ends };
 }
+
+const encoder = new TextEncoder();
+
+/** Texts written as UTF-8 one after another into a movableBytes buffer that grows as needed. */
+export class MovableWriter {
+  // The whole buffer: what was written is its first #size bytes.
+  #bytes = new Uint8Array(movableBytes(0).buffer);
+  #size = 0;
+
+  /** Writes `text`; where its bytes lie. */
+  write(text: string): [start: number, end: number] {
+    const start = this.#size;
+    // UTF-8 takes at most three bytes per UTF-16 unit.
+    if (this.#bytes.length - start < text.length * 3) this.#grow(start + text.length * 3);
+    this.#size += encoder.encodeInto(text, this.#bytes.subarray(start)).written;
+    return [start, this.#size];
+  }
+
+  /** What was written, in a buffer of its own to move. */
+  get bytes(): Uint8Array<ArrayBuffer> {
+    return new Uint8Array(this.#bytes.buffer, 0, this.#size);
+  }
+
+  #grow(least: number): void {
+    const grown = new Uint8Array(movableBytes(Math.max(least, 2 * this.#bytes.length)).buffer);
+    grown.set(this.#bytes.subarray(0, this.#size));
+    this.#bytes = grown;
+  }
+}

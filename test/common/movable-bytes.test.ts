@@ -1,6 +1,6 @@
 import t from 'tap';
 import { MessageChannel } from 'node:worker_threads';
-import { movableBytes } from '../../src/common/movable-bytes.js';
+import { MovableWriter, movableBytes } from '../../src/common/movable-bytes.js';
 
 t.test('a small buffer to move is a view of a buffer over the mmap threshold; a large one is its own size', async (t) => {
   const small = movableBytes(100);
@@ -21,4 +21,22 @@ t.test('a small buffer to move is a view of a buffer over the mmap threshold; a 
   t.same([...got.subarray(0, 4)], [1, 2, 3, 0]);
   t.equal(small.length, 0, 'moved, not copied');
   port1.close();
+});
+
+t.test('MovableWriter: texts one after another as UTF-8, their ranges, across the buffer growing', async (t) => {
+  const w = new MovableWriter();
+  const texts = ['{"a":1}', 'Ümlaute → 例 🙂', '', 'x'.repeat(200_000), '"quoted" \\ back', 'y'.repeat(600_000), 'end'];
+  const ranges = texts.map((s) => w.write(s));
+  const bytes = w.bytes;
+  t.equal(
+    bytes.length,
+    texts.reduce((n, s) => n + Buffer.byteLength(s), 0),
+    'every byte written, none more',
+  );
+  t.same(
+    ranges.map(([a, b]) => Buffer.from(bytes.buffer, a, b - a).toString('utf8')),
+    texts,
+    'each range holds its text, those written before the buffer grew included',
+  );
+  t.equal(bytes.byteOffset, 0, 'its own buffer, to move');
 });

@@ -3,16 +3,16 @@ import type { EvaluatePlanRequest } from '../../contracts/evaluate-plan.js';
 import { readJsonBody, readJsonElements } from '../../request-body/json.js';
 import { ScorePlanGroupSchema, ScorePlanRequestSchema, type ScorePlanRequest } from '../../contracts/score-plan.js';
 import { fingerprint } from '../../runs/idempotency.js';
-import { joinMovable, movableBytes } from '../../common/movable-bytes.js';
+import { joinMovable, MovableWriter } from '../../common/movable-bytes.js';
 import { completionCount, splitGroups, type BytesPart } from '../score-plan/split-groups.js';
 import { resolvePalette } from '../../plan/palette.js';
 import { parsePlan, type PlanLimits } from '../../plan/parse.js';
 import { evaluatePlanMetrics } from '../../plan-metrics/index.js';
-import type { GateOptions } from '../../scoring/evaluate-plan.js';
+import type { GateOptions, PlanEvaluation } from '../../scoring/evaluate-plan.js';
 import { evaluateGroups, paletteInfo, planDetail, type EvaluatedGroup, type Judged } from '../../scoring/score-groups.js';
 import { evaluateSamples, type Sample } from '../../scoring/score-samples.js';
 import { encoder } from './models.js';
-import { task, transfers, utf8, utf8Encoder, type Stop } from './task.js';
+import { task, transfers, utf8, type Stop } from './task.js';
 
 /**
  * A judged plan as it crosses back to the main thread: what composition needs, and where in its part's
@@ -45,7 +45,9 @@ const NO_DETAIL: [number, number] = [0, 0];
 /**
  * The judged groups, each plan's detail written into one buffer moved back with them: as bytes outside the
  * JavaScript heap, the details no longer cost the main thread's garbage collector (as strings, those of
- * 4,096 plans held it for long pauses).
+ * 4,096 plans held it for long pauses). Groups are judged and written one at a time, so that a plan's
+ * evaluation dies young: kept to the end of the part, the evaluations survived the scavenges, whose cost
+ * is what survives them.
  */
 export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
   return task(stop, () => {
@@ -54,29 +56,23 @@ export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
       input.groups instanceof Uint8Array
         ? readJsonElements(utf8(input.groups), ScorePlanGroupSchema, input.maxDepth!, ['groups'], input.first ?? 0)
         : input.groups;
-    const judged = evaluateGroups(given, palette, input.limits, input.gate);
-    const texts = input.details === false ? [] : judged.flatMap((g) => g.plans.map((e) => JSON.stringify(planDetail(e))));
+    const out = new MovableWriter();
+    // Without the object's braces: the main thread writes the fields after the composed ones.
+    const detail = (e: PlanEvaluation): [number, number] => {
+      if (input.details === false) return NO_DETAIL;
+      const [start, end] = out.write(JSON.stringify(planDetail(e)));
+      return [start + 1, end - 1];
+    };
+    const groups = given.map((group): EvaluatedGroup<WireJudgedPlan> => {
+      const judged = evaluateGroups([group], palette, input.limits, input.gate)[0]!;
+      return { ...judged, plans: judged.plans.map((e) => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags, detail: detail(e) })) };
+    });
     // The groups' JSON texts joined by commas (the array's, without its brackets), after the details.
-    const json = input.json ? JSON.stringify(given).slice(1, -1) : '';
-    // Each text is encoded straight into the buffer that is moved: no copy per plan, no second join.
-    const details = movableBytes(texts.reduce((n, t) => n + Buffer.byteLength(t), Buffer.byteLength(json)));
-    const ranges: Array<[number, number]> = [];
-    let at = 0;
-    for (const t of texts) {
-      const end = at + utf8Encoder.encodeInto(t, details.subarray(at)).written;
-      // Without the object's braces: the main thread writes the fields after the composed ones.
-      ranges.push([at + 1, end - 1]);
-      at = end;
-    }
-    const jsonRange: [number, number] = [at, at + utf8Encoder.encodeInto(json, details.subarray(at)).written];
-    let k = 0;
-    const groups: EvaluatedGroup<WireJudgedPlan>[] = judged.map((g) => ({
-      ...g,
-      plans: g.plans.map((e) => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags, detail: ranges[k++] ?? NO_DETAIL })),
-    }));
-    const out = { groups, palette: paletteInfo(palette), details, json: input.json ? jsonRange : undefined };
-    transfers.set(out, [details.buffer]);
-    return out;
+    const json = input.json ? out.write(JSON.stringify(given).slice(1, -1)) : undefined;
+    const details = out.bytes;
+    const result = { groups, palette: paletteInfo(palette), details, json };
+    transfers.set(result, [details.buffer]);
+    return result;
   });
 }
 
