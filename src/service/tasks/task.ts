@@ -34,5 +34,4 @@ export async function task<T>(stop: Stop, f: () => T | Promise<T>, textsAt?: str
   }
 }
 
-export const utf8Encoder = new TextEncoder();
 export const utf8 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
