@@ -2,9 +2,15 @@ import type { IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import { errorCodes, type FastifyInstance, type FastifySchemaCompiler } from 'fastify';
 import { validatorCompiler as zodValidatorCompiler } from 'fastify-type-provider-zod';
-import { GroupsScanner } from './groups-layout.js';
-import { GroupsBytes, JsonBytes, LARGE_JSON_CHARS, parseBody } from './json.js';
+import { GroupsReader, GroupsScanner } from './groups-layout.js';
+import { GroupsBytes, JsonBytes, LARGE_JSON_CHARS, parseBody, parseSecurely } from './json.js';
 import { joinMovable, movableBytes } from '../common/movable-bytes.js';
+
+// From this size a /score-plan body is kept as bytes, its groups read on the workers that judge them. A
+// smaller one, a 64×8 batch included, is parsed here group by group as it arrives: read on the workers, the
+// threads that judge, it was served slower and fewer per second (services taking turns), while parsing it
+// here holds a probe only briefly.
+const READ_ON_WORKER_BYTES = 4 << 20;
 
 type Done = (err: Error | null, body?: unknown) => void;
 
@@ -30,10 +36,11 @@ export function installJsonParser(app: FastifyInstance): void {
 }
 
 /**
- * In this plugin's routes, a JSON body of LARGE_JSON_CHARS or more arrives as bytes, neither decoded,
+ * In this plugin's routes, a JSON body of READ_ON_WORKER_BYTES or more arrives as bytes, neither decoded,
  * parsed nor validated here: GroupsBytes, with where its groups lie (groups-layout.ts), so that each worker
  * reads the groups it judges, or JsonBytes, for a worker to read whole, when that was not found (a
- * compressed body, or one the scanner is unsure of). A smaller one is parsed and validated as in every route.
+ * compressed body, or one the scanner is unsure of). A smaller one is parsed and validated as in every
+ * route, from LARGE_JSON_CHARS on group by group as it arrives.
  *
  * The body is read as Fastify reads one (the route's body limit, the Content-Length check). A large body of
  * known length is copied as it arrives, one chunk per turn of the event loop, into one buffer of that
@@ -42,7 +49,7 @@ export function installJsonParser(app: FastifyInstance): void {
  * end, is joined then.
  */
 export function keepLargeJson(app: FastifyInstance): { validatorCompiler: FastifySchemaCompiler<unknown> } {
-  return keepJson(app, LARGE_JSON_CHARS, true);
+  return keepJson(app, READ_ON_WORKER_BYTES, true);
 }
 
 /**
@@ -63,10 +70,11 @@ function keepJson(app: FastifyInstance, bytesFrom: number, groups: boolean): { v
     if (declared > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), undefined);
     const plain = req.headers['content-encoding'] === undefined;
     const whole = plain && declared >= bytesFrom ? movableBytes(declared) : undefined;
-    // The groups are found as the bytes arrive. A smaller body is decoded as it arrives: joining and
-    // decoding it at its end held the main thread mostly to fault in two fresh copies.
+    // The groups are found as the bytes arrive (a middling body's parsed then too). A smaller body is decoded
+    // as it arrives: joining and decoding it at its end held the main thread mostly to fault in two fresh copies.
     const scanner = whole && groups ? new GroupsScanner() : undefined;
-    const decoder = !whole && plain && declared < bytesFrom ? new StringDecoder('utf8') : undefined;
+    const reader = !whole && groups && plain && declared >= LARGE_JSON_CHARS ? new GroupsReader(parseSecurely) : undefined;
+    const decoder = !whole && !reader && plain && declared < bytesFrom ? new StringDecoder('utf8') : undefined;
     let text = '';
     const chunks: Buffer[] = [];
     let size = 0;
@@ -85,6 +93,7 @@ function keepJson(app: FastifyInstance, bytesFrom: number, groups: boolean): { v
         return;
       }
       if (decoder) text += decoder.write(bytes);
+      else if (reader) reader.feed(bytes);
       else if (!whole) chunks.push(bytes);
       else {
         whole.set(bytes, size - bytes.length);
@@ -106,7 +115,14 @@ function keepJson(app: FastifyInstance, bytesFrom: number, groups: boolean): { v
       } else if (whole) done(null, layout ? new GroupsBytes(whole, layout) : new JsonBytes(whole));
       else if (size >= bytesFrom) done(null, new JsonBytes(joinMovable(chunks).bytes));
       else if (size === 0) done(null, undefined);
-      else parseInto(done, decoder ? text + decoder.end() : Buffer.concat(chunks, size).toString('utf8'));
+      else if (size < LARGE_JSON_CHARS) parseInto(done, decoder ? text + decoder.end() : Buffer.concat(chunks, size).toString('utf8'));
+      // Parsed in a turn of its own, as in every route (installJsonParser).
+      else
+        setImmediate(() => {
+          const value = reader?.value();
+          if (value !== undefined) setImmediate(done, null, value);
+          else parseInto((e, v) => setImmediate(done, e, v), decoder ? text + decoder.end() : Buffer.concat(reader?.chunks ?? chunks, size).toString('utf8'));
+        });
     };
     payload.on('data', onData);
     payload.on('end', onEnd);

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { benchBatch } from '../../bench/realistic-plans.js';
 import { mulberry32 } from '../../src/common/rng.js';
-import { GroupsScanner, headText } from '../../src/request-body/groups-layout.js';
+import { GroupsReader, GroupsScanner, headText } from '../../src/request-body/groups-layout.js';
 import { splitLayout } from '../../src/service/score-plan/split-groups.js';
 
 const TEXTS = ['', 'plain', 'quote " and \\ backslash', 'Ümlaute → 例 🙂', '\u0000\u001f control', '{"steps":[{"id":"a","depends_on":[]}]}', '\\"', ']},{['];
@@ -84,19 +84,30 @@ function read(chunks: Buffer[], workers = 2): unknown {
   }
 }
 
-t.test('a body read in parts is the body JSON.parse reads whole, keys in the same order', async (t) => {
-  // Seeds, collected and asserted once: a broken scanner fails thousands of them.
-  const refused: number[] = [];
-  const differ: number[] = [];
-  for (let seed = 1; seed <= 500; seed++) {
-    const text = randomBody(seed);
-    const bytes = Buffer.from(text);
-    const value = read(chunked(mulberry32(seed * 7), bytes), 1 + (seed % 4));
-    if (value === undefined) refused.push(seed);
-    else if (JSON.stringify(value) !== JSON.stringify(JSON.parse(text))) differ.push(seed);
+/** The body as the service reads a middling one: each group parsed as it arrives, then the head (GroupsReader). */
+function readGrouped(chunks: Buffer[]): unknown {
+  const reader = new GroupsReader((text) => JSON.parse(text));
+  for (const c of chunks) reader.feed(c);
+  return reader.value();
+}
+
+const READERS = { 'in parts': read, 'group by group': readGrouped } as const;
+
+t.test('a body read in parts or group by group is the body JSON.parse reads whole, keys in the same order', async (t) => {
+  for (const [how, reader] of Object.entries(READERS)) {
+    // Seeds, collected and asserted once: a broken scanner fails thousands of them.
+    const refused: number[] = [];
+    const differ: number[] = [];
+    for (let seed = 1; seed <= 500; seed++) {
+      const text = randomBody(seed);
+      const bytes = Buffer.from(text);
+      const value = how === 'in parts' ? read(chunked(mulberry32(seed * 7), bytes), 1 + (seed % 4)) : reader(chunked(mulberry32(seed * 7), bytes));
+      if (value === undefined) refused.push(seed);
+      else if (JSON.stringify(value) !== JSON.stringify(JSON.parse(text))) differ.push(seed);
+    }
+    t.same(refused, [], `${how}: every well-formed body with groups of completions is read so`);
+    t.same(differ, [], `${how}: and read as JSON.parse reads it`);
   }
-  t.same(refused, [], 'every well-formed body with groups of completions is read so');
-  t.same(differ, [], 'and read as JSON.parse reads it');
 
   const scanner = new GroupsScanner();
   const text = randomBody(42);
@@ -131,9 +142,11 @@ t.test('a body the scanner is unsure of is left to be parsed whole', async (t) =
     ['a head that is not JSON', `{"groups":[${group}],}`],
     ['not an object', `[{"groups":[${group}]}]`],
   ] as const) {
-    t.equal(read([Buffer.from(text)]), undefined, why);
+    for (const [how, reader] of Object.entries(READERS)) t.equal(reader([Buffer.from(text)]), undefined, `${how}: ${why}`);
   }
-  t.same(read([Buffer.from(`{"groups":[${group}]}`)]), JSON.parse(`{"groups":[${group}]}`), 'the same body, well formed, is read');
+  for (const [how, reader] of Object.entries(READERS)) {
+    t.same(reader([Buffer.from(`{"groups":[${group}]}`)]), JSON.parse(`{"groups":[${group}]}`), `${how}: the same body, well formed, is read`);
+  }
 });
 
 t.test('mutilated bodies: whatever is read is what JSON.parse reads whole', async (t) => {
@@ -152,7 +165,8 @@ t.test('mutilated bodies: whatever is read is what JSON.parse reads whole', asyn
     }
     // A cut surrogate pair is sent as U+FFFD: the reference reads the bytes sent, as the server does.
     const bytes = Buffer.from(text);
-    const value = read(chunked(rnd, bytes));
+    // Each seed tries one of the two readers.
+    const value = (seed % 2 === 0 ? read : readGrouped)(chunked(rnd, bytes));
     if (value === undefined) {
       refused++;
       continue;
@@ -172,11 +186,13 @@ t.test('mutilated bodies: whatever is read is what JSON.parse reads whole', asyn
   t.ok(readSo > 300 && refused > 300, `both kinds tried: ${readSo} read, ${refused} left to be parsed whole`);
 });
 
-t.test('a 64×8 batch in 64 KiB chunks, scanned as it arrives, read in parts', async (t) => {
+t.test('a 64×8 batch in 64 KiB chunks, read as it arrives, in parts or group by group', async (t) => {
   const text = JSON.stringify({ ...benchBatch(64, 8), run_id: null });
   const bytes = Buffer.from(text);
   const chunks = Array.from({ length: Math.ceil(bytes.length / (64 << 10)) }, (_, i) => bytes.subarray(i << 16, (i + 1) << 16));
-  // Compared with ===: tap's diff of two megabyte strings would take minutes to print.
-  const got = JSON.stringify(read(chunks));
-  t.ok(got === JSON.stringify(JSON.parse(text)), `read as JSON.parse reads it (${got?.length ?? 'nothing'} characters read)`);
+  for (const [how, reader] of Object.entries(READERS)) {
+    // Compared with ===: tap's diff of two megabyte strings would take minutes to print.
+    const got = JSON.stringify(reader(chunks));
+    t.ok(got === JSON.stringify(JSON.parse(text)), `${how}: read as JSON.parse reads it (${got?.length ?? 'nothing'} characters read)`);
+  }
 });
