@@ -44,6 +44,7 @@ interface ScorePlanFigures {
   http_plans_per_s: number;
   response_bytes: number;
   http_4096: { body_bytes: number; rounds: number; ms: { p50: number }; per_plan_ratio: number };
+  http_after_pause: { pause_ms: number; rounds: number; ms: { p50: number; max: number } };
 }
 function renderScorePlan(r: BenchResult<ScorePlanFigures>): string {
   const s = r.figures;
@@ -56,6 +57,7 @@ function renderScorePlan(r: BenchResult<ScorePlanFigures>): string {
     `| in process, ${s.batch} | p50 ${f(s.in_process_ms.p50)} ms, p99 ${f(s.in_process_ms.p99)} ms (${int(s.in_process_plans_per_s)} plans/s) | |`,
     `| over HTTP from a fresh client process, ${s.batch} (${mb(s.completion_bytes)} MB of completions in, ${mb(s.response_bytes)} MB out), ${s.http_rounds} requests | p50 ${f(s.http_ms.p50)} ms, p99 ${f(s.http_ms.p99)} ms (${int(s.http_plans_per_s)} plans/s) | p50 < 35 ms |`,
     `| over HTTP, 512 × 8 = 4,096 plans (${mb(s.http_4096.body_bytes)} MB body), ${s.http_4096.rounds} requests taking turns with ${s.batch} | p50 ${f(s.http_4096.ms.p50)} ms; per plan ${f(s.http_4096.per_plan_ratio, 2)}× the ${s.batch} request's | ≤ 1.1× |`,
+    `| over HTTP, ${s.batch}, each of ${s.http_after_pause.rounds} requests after ${f(s.http_after_pause.pause_ms / 1000, 0)} s of rest (a trainer's step) | p50 ${f(s.http_after_pause.ms.p50)} ms, max ${f(s.http_after_pause.ms.max)} ms | |`,
   ].join('\n');
 }
 

@@ -18,6 +18,7 @@ const spec = JSON.parse(readFileSync(process.argv[1], 'utf8'));
 const bodies = spec.requests.map((r) => readFileSync(r.file));
 const ms = spec.requests.map(() => []);
 for (let i = 0; i < spec.rounds + spec.warmUp; i++) {
+  if (spec.pauseMs > 0) await new Promise((r) => setTimeout(r, spec.pauseMs));
   for (let b = 0; b < bodies.length; b++) {
     const r = spec.requests[b];
     const headers = { 'content-type': 'application/json', ...r.headers, ...(r.idempotencyKeys ? { 'idempotency-key': 'bench-' + process.pid + '-' + b + '-' + i } : {}) };
@@ -33,15 +34,17 @@ process.stdout.write(JSON.stringify(ms));
 
 /**
  * Round trips of POST `url` with each request, in turn, timed by a client process of its own started for
- * this (not the bench's process, whose heap and JIT state would be measured with it).
+ * this (not the bench's process, whose heap and JIT state would be measured with it). With `pauseMs`, the
+ * client rests that long before each round, as a trainer does while it generates.
  */
-export async function freshClientMs(url: string, requests: ClientRequest[], rounds: number, warmUp = 3): Promise<number[][]> {
+export async function freshClientMs(url: string, requests: ClientRequest[], rounds: number, warmUp = 3, pauseMs = 0): Promise<number[][]> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-client-'));
   try {
     const spec = {
       url,
       rounds,
       warmUp,
+      pauseMs,
       requests: requests.map((r, i) => {
         const file = join(dir, `${i}.json`);
         writeFileSync(file, r.body);

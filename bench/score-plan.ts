@@ -61,7 +61,11 @@ for (let i = 0; i < ROUNDS + 10; i++) {
 // of its own sends 64×8 and 512×8 (4,096 plans, the request limit) in turn: per plan, the large request
 // should cost what the small one does.
 const HTTP_LARGE_ROUNDS = Number(process.env.BENCH_HTTP_LARGE_ROUNDS ?? 10);
-async function httpLatencies(): Promise<{ ms: number[]; largeMs: number[]; responseBytes: number; largeBytes: number }> {
+// A trainer calls once per step, after generating for seconds: the service has rested (IDLE_COLLECT_MS
+// passed) before each of its requests.
+const PAUSE_MS = Number(process.env.BENCH_PAUSE_MS ?? 8000);
+const PAUSED_ROUNDS = Number(process.env.BENCH_PAUSED_ROUNDS ?? 5);
+async function httpLatencies(): Promise<{ ms: number[]; largeMs: number[]; pausedMs: number[]; responseBytes: number; largeBytes: number }> {
   const { base, child } = await startBuiltService();
   try {
     const body = JSON.stringify(batch);
@@ -70,7 +74,8 @@ async function httpLatencies(): Promise<{ ms: number[]; largeMs: number[]; respo
     const [ms, largeMs] = await freshClientMs(`${base}/score-plan`, [{ body }, { body: large }], HTTP_LARGE_ROUNDS);
     // The small request alone for the rest of its rounds, again from a fresh client.
     const [more] = await freshClientMs(`${base}/score-plan`, [{ body }], HTTP_ROUNDS - HTTP_LARGE_ROUNDS);
-    return { ms: [...ms!, ...more!], largeMs: largeMs!, responseBytes, largeBytes: large.length };
+    const [paused] = await freshClientMs(`${base}/score-plan`, [{ body }], PAUSED_ROUNDS, 0, PAUSE_MS);
+    return { ms: [...ms!, ...more!], largeMs: largeMs!, pausedMs: paused!, responseBytes, largeBytes: large.length };
   } finally {
     child.kill('SIGTERM');
   }
@@ -90,6 +95,7 @@ const results = {
   http_ms: { p50: median(http.ms), p99: quantile(http.ms, 0.99) },
   http_plans_per_s: Math.round(plans / (median(http.ms) / 1000)),
   response_bytes: http.responseBytes,
+  http_after_pause: { pause_ms: PAUSE_MS, rounds: PAUSED_ROUNDS, ms: { p50: median(http.pausedMs), max: Math.max(...http.pausedMs) } },
   http_4096: {
     body_bytes: http.largeBytes,
     rounds: HTTP_LARGE_ROUNDS,
@@ -106,5 +112,6 @@ console.log(
     `JSON.parse : p50 ${fmt(results.json_parse_ms.p50)} ms; scoring/parse ratio p50 ${fmt(results.score_to_parse_ratio.p50)} (target ≤ 3)`,
     `HTTP       : p50 ${fmt(results.http_ms.p50)} ms, p99 ${fmt(results.http_ms.p99)} ms (target p50 < 35 ms), ${results.http_plans_per_s} plans/s, from a fresh client`,
     `HTTP 4,096 : p50 ${fmt(results.http_4096.ms.p50)} ms; per plan ${fmt(results.http_4096.per_plan_ratio)}× a 512-plan request's (target ≤ 1.1)`,
+    `HTTP paused: p50 ${fmt(results.http_after_pause.ms.p50)} ms, max ${fmt(results.http_after_pause.ms.max)} ms, each request after ${PAUSE_MS / 1000} s of rest`,
   ].join('\n'),
 );
