@@ -159,8 +159,8 @@ const inline = (sql: string, params: readonly unknown[]): string => sql.replace(
  * A transaction's statements sent in as few round trips as the answers it waits for: BEGIN, the run's lock
  * and every write wait for the next statement whose rows are read, or for COMMIT, and go with it in one
  * message (the simple query protocol takes several statements, each with its own snapshot under READ
- * COMMITTED, so a read after the lock in the same message sees every commit before the lock). A request's
- * bookkeeping takes three or four round trips instead of some sixteen, one statement at a time.
+ * COMMITTED, so a read after the lock in the same message sees every commit before the lock). How many a
+ * request's bookkeeping takes is counted in test/runs/postgres-round-trips.test.ts.
  */
 class Batch {
   #waiting: string[] = [];

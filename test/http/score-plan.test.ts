@@ -276,6 +276,11 @@ t.test('a body of 4 MiB or more, its groups read on the workers: the same 400s, 
   const tooMany = await send(JSON.stringify({ ...benchBatch(160, 8), run_id: null }));
   t.equal(tooMany.statusCode, 400);
   t.match(tooMany.json(), { issues: [{ path: '$.groups', message: 'at most 1100 completions in all' }] });
+  // Read whole on a worker (compressed), its plans are counted before any is judged: a 1 ms deadline,
+  // which judging would overrun, does not come into it.
+  const tooManyZipped = await postGzipped(big, JSON.stringify({ ...benchBatch(160, 8), run_id: null, options: { deadline_ms: 1 } }));
+  t.equal(tooManyZipped.statusCode, 400, tooManyZipped.body.slice(0, 200));
+  t.match(tooManyZipped.json(), { issues: [{ path: '$.groups', message: 'at most 1100 completions in all' }] });
   const tooLarge = await send(JSON.stringify({ ...benchBatch(256, 8), run_id: null }));
   t.equal(tooLarge.statusCode, 413);
 

@@ -21,10 +21,10 @@ const YIELD_FROM_PLANS = 512;
 
 /**
  * A /score-plan request's groups: parsed on the main thread, or bytes in runs (BytesPart) that the workers
- * read themselves. `plans` is known for the first; for bytes as the client sent them it is known once they
- * are read, and the request's limit is checked then.
+ * read themselves. `plans` is known unless the bytes are the client's own: then it is known once they are
+ * read, and the request's limit is checked then.
  */
-export type ScorableGroups = { groups: ScorePlanRequest['groups']; plans: number } | { bytes: Uint8Array; parts: readonly BytesPart[] };
+export type ScorableGroups = { groups: ScorePlanRequest['groups']; plans: number } | { bytes: Uint8Array; parts: readonly BytesPart[]; plans?: number };
 
 /** How the groups are judged: the request's palette and limits, and whether the groups' JSON comes back too (for the fingerprint). */
 export interface JudgeSettings {
@@ -67,7 +67,7 @@ export function pooledScorer(req: RunRequest, source: ScorableGroups, settings: 
           : source.parts.map((p) => () => run(joinMovable([source.bytes.subarray(p.start, p.end)]).bytes, p.first));
       const results = await bounded(workers * PARTS_IN_FLIGHT_PER_WORKER, inputs);
       const judged = judgementOf(results);
-      if (!('groups' in source)) checkPlanCount(planCount(judged), settings.maxPlans);
+      if (source.plans === undefined) checkPlanCount(planCount(judged), settings.maxPlans);
       // The parts' messages were read in turns of their own; composing gets its own too.
       if (results.length > 1) await nextTurn();
       return judged;

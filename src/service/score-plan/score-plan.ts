@@ -36,7 +36,7 @@ export async function scorePlan(
   try {
     const read = inParts ?? (body instanceof JsonBytes ? await readOnWorker(svc, body, key !== undefined, signalFor()) : parsed(body, key !== undefined));
     const { head, groups } = read;
-    if ('plans' in groups) checkPlanCount(groups.plans, svc.requestLimits.maxPlansPerRequest);
+    if (groups.plans !== undefined) checkPlanCount(groups.plans, svc.requestLimits.maxPlansPerRequest);
     const signal = signalFor(head.options?.deadline_ms);
     const inRun = key !== undefined && head.run_id !== null;
     const settings = {
@@ -84,7 +84,7 @@ function readHead(svc: Service, body: GroupsBytes, withKey: boolean): Read | und
 async function readOnWorker(svc: Service, body: JsonBytes, withKey: boolean, signal: AbortSignal): Promise<Read> {
   const input = { json: body.bytes, maxDepth: svc.maxJsonDepth, workers: Math.max(1, svc.pool.workers), fingerprint: withKey };
   const read = await svc.pool.run('readScorePlanTask', input, signal, [body.bytes.buffer]);
-  return { head: read.head, groups: { bytes: read.json, parts: read.parts }, json: false, fingerprintOf: () => read.fingerprint! };
+  return { head: read.head, groups: { bytes: read.json, parts: read.parts, plans: read.plans }, json: false, fingerprintOf: () => read.fingerprint! };
 }
 
 /** A request error of a body read in parts, as reading the whole body gives it. */
