@@ -200,7 +200,13 @@ export function scoreGroups(
 ): { response: Omit<ScorePlanResponse, 'run'>; summary: ScoreSummary } {
   const options = resolveOptions(req.options, defaults);
   const palette = resolvePalette(req.palette);
-  const evaluated = evaluateGroups(req.groups, palette, limits, options);
-  const { groups, summary } = composeGroups(evaluated, options, weights, planDetail);
-  return { response: { groups, weights, options, palette: paletteInfo(palette), versions: VERSIONS }, summary };
+  // Each group composed as soon as it is judged: its plans (the parsed copies) die young, not outliving
+  // the collector's scavenges to the end of the request.
+  const judged: EvaluatedGroup<Judged>[] = [];
+  const groups = req.groups.map((group, gi) => {
+    const evaluated = evaluateGroups([group], palette, limits, options)[0]!;
+    judged.push({ ...evaluated, plans: evaluated.plans.map((e) => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags })) });
+    return composeEvaluatedGroup(evaluated, gi, options, weights, planDetail);
+  });
+  return { response: { groups, weights, options, palette: paletteInfo(palette), versions: VERSIONS }, summary: summaryOfGroups(judged) };
 }

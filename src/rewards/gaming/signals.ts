@@ -11,7 +11,7 @@ import type { SignalCoverage } from '../personalization/reward.js';
 import { isProgrammingWord } from './topic.js';
 import { jaccard } from '../../common/jaccard.js';
 import { items } from '../personalization/signals.js';
-import { copiedWords, isFunctionWord, isStopword, ngrams, sentences, stem, stemsMatch, words, type Word } from './text.js';
+import { isFunctionWord, isStopword, ngramRuns, sentences, stem, stemsMatch, words, type Word } from './text.js';
 import { GAMING_THRESHOLDS, READING as R } from './thresholds.js';
 
 /** What the signals read of a rollout group besides its plans: built once per group. */
@@ -88,19 +88,16 @@ function profileItems(profile: Profile | undefined): string[] {
 
 export function gamingContext(query: string | null | undefined, profile: Profile | undefined, coverage: SignalCoverage | null): GamingContext {
   const copySource = new Set<string>();
-  for (const text of [query ?? '', ...profileText(profile).split('\n')]) for (const g of ngrams(plainWords(text), R.copiedRun)) copySource.add(g);
+  for (const text of [query ?? '', ...profileText(profile).split('\n')]) for (const g of ngramRuns(plainWords(text), R.copiedRun)) copySource.add(g);
   const profileWords = new Set(
     [...profileItems(profile), ...(coverage?.signals.flatMap((s) => s.phrases) ?? [])].flatMap(plainWords).filter((w) => !isFunctionWord(w)),
   );
   const fields = () => ({ sentences: new Map(), labels: new Map() });
   const own = { coverage, copySource, profileWords, fields: fields(), topic: topicMarks() };
   if (!query) return { ...own, queryStems: null };
-  const read = readSentence(
-    query,
-    { coverage, queryStems: null, copySource: new Set(), profileWords: new Set(), fields: fields(), topic: topicMarks() },
-    false,
-  );
-  const stems = [...new Set(read.ownWords.map(stem))];
+  const ownWords: string[] = [];
+  readSentence(query, { coverage, queryStems: null, copySource: new Set(), profileWords: new Set(), fields: fields(), topic: topicMarks() }, false, ownWords);
+  const stems = [...new Set(ownWords.map(stem))];
   return { ...own, queryStems: stems.length > 0 ? stems : null };
 }
 
@@ -114,12 +111,12 @@ interface RawSentence {
   signalWords: number;
   /** Content words that are profile phrases, phase cues or copied from the query or profile. */
   keywords: number;
-  /** The plan's own words: not profile phrases, cues, copied runs, profile items, function or generic words. */
-  ownWords: string[];
+  /** How many of its words are the plan's own: not profile phrases, cues, copied runs, profile items, function or generic words. */
+  own: number;
   /** Numbers (TopicMarks) of the distinct stems of the words that say what it is about, copied ones included. */
   topics: number[];
   /** Ids of the profile signals named in it outside copied runs. */
-  named: Set<string>;
+  named: ReadonlySet<string>;
 
   /** The phases its cues name. */
   phases: Set<Phase>;
@@ -128,7 +125,8 @@ interface RawSentence {
   /** Whether it names a programming word or the query. */
   onTopic: boolean;
   /** It settled, off topic and on topic: a plan's sentences are mostly those of the plans before it. */
-  settled: [Sentence | undefined, Sentence | undefined];
+  offTopic: Sentence | undefined;
+  onTopicSettled: Sentence | undefined;
 }
 
 /** A sentence in its plan: whether it is on topic there, and what it then credits. */
@@ -147,21 +145,21 @@ const NONE: ReadonlySet<string> = new Set();
 
 /** What depends on whether the sentence is on topic: a sentence about something else credits nothing. */
 function settle(raw: RawSentence, onTopic: boolean): Sentence {
-  return (raw.settled[onTopic ? 1 : 0] ??= settled(raw, onTopic));
+  return onTopic ? (raw.onTopicSettled ??= settled(raw, true)) : (raw.offTopic ??= settled(raw, false));
 }
 
 function settled(raw: RawSentence, onTopic: boolean): Sentence {
-  const { label, grammar, signalWords, content, ownWords } = raw;
+  const { label, grammar, signalWords, content, own } = raw;
   // A keyword list has no grammar, or is all keywords however it is dressed.
   const credits = label
     ? signalWords < content && signalWords <= R.labelKeywordShare * content
-    : grammar > 0 && onTopic && ownWords.length >= R.sentenceOwnWordsForSignals && signalWords <= R.sentenceKeywordShare * content;
+    : grammar > 0 && onTopic && own >= R.sentenceOwnWordsForSignals && signalWords <= R.sentenceKeywordShare * content;
   return {
     raw,
     onTopic,
     signals: credits ? raw.named : NONE,
-    acts: grammar > 0 && onTopic && ownWords.length >= R.sentenceOwnWords,
-    asksAbout: grammar > 0 && onTopic && ownWords.length >= R.activationOwnWords && raw.asks,
+    acts: grammar > 0 && onTopic && own >= R.sentenceOwnWords,
+    asksAbout: grammar > 0 && onTopic && own >= R.activationOwnWords && raw.asks,
   };
 }
 
@@ -186,13 +184,20 @@ function covered(at: Int32Array, start: number, end: number): number[] {
   return hit;
 }
 
+// What each word of a text can be, whatever the group: grammar, a word about nothing (a generic word or a
+// number), or one that may say what the text is about.
+const GRAMMAR = 0;
+const GENERIC = 1;
+const TOPICAL = 2;
+
 /** What a sentence's text says whatever the group: its words, cues and programming words. */
 interface Text {
   lowered: string;
   ws: Word[];
-  /** The words as strings, and whether each is a function word. */
   plain: string[];
-  grammar: boolean[];
+  kind: Uint8Array;
+  /** Each run of `READING.copiedRun` words, joined by spaces, by its first word: how copied runs are looked up. */
+  runs: string[];
   at: Int32Array;
   inCue: boolean[];
   phases: Set<Phase>;
@@ -222,11 +227,17 @@ function readText(text: string, label: boolean): Text {
       }
     }
     const plain = ws.map((w) => w.text);
+    const kind = new Uint8Array(plain.length);
+    for (let i = 0; i < plain.length; i++) {
+      const w = plain[i]!;
+      kind[i] = isFunctionWord(w) ? GRAMMAR : isStopword(w) || /^\d+$/.test(w) ? GENERIC : TOPICAL;
+    }
     t = {
       lowered,
       ws,
       plain,
-      grammar: plain.map(isFunctionWord),
+      kind,
+      runs: ngramRuns(plain, R.copiedRun),
       at,
       inCue,
       phases,
@@ -239,52 +250,99 @@ function readText(text: string, label: boolean): Text {
   return t;
 }
 
-/** `label`: a role or a name, which needs no grammar to name a signal ("SQL tutor"). */
-function readSentence(text: string, ctx: GamingContext, label: boolean): RawSentence {
-  const { lowered, ws, plain, grammar: isGrammar, at, inCue, phases, asks, stems, programming } = readText(text, label);
-  const inSignal = new Array<boolean>(ws.length).fill(false);
-  const spans = ctx.coverage?.phraseSpans(lowered) ?? [];
-  for (const span of spans) for (const i of covered(at, span.start, span.end)) inSignal[i] = true;
+// Per-word marks of the sentence being read (a profile phrase covers it, it lies in a copied run), reused
+// from sentence to sentence: readSentence runs for every distinct sentence of every group.
+const IN_SIGNAL = 1;
+const COPIED = 2;
+let marks = new Uint8Array(256);
+const NO_SPANS: readonly { phrase: string; start: number; end: number }[] = [];
+const NO_NAMES: ReadonlySet<string> = new Set();
+
+/**
+ * `label`: a role or a name, which needs no grammar to name a signal ("SQL tutor"). `own`, when given,
+ * receives the sentence's own words.
+ */
+function readSentence(text: string, ctx: GamingContext, label: boolean, own?: string[]): RawSentence {
+  const { lowered, ws, plain, kind, runs, at, inCue, phases, asks, stems, programming } = readText(text, label);
+  const n = ws.length;
+  if (marks.length < n) marks = new Uint8Array(2 * n);
+  marks.fill(0, 0, n);
+  const mark = (start: number, end: number, bit: number) => {
+    for (let c = start; c < end; c++) if (at[c]! >= 0) marks[at[c]!]! |= bit;
+  };
+  const spans = ctx.coverage?.phraseSpans(lowered) ?? NO_SPANS;
+  for (const span of spans) mark(span.start, span.end, IN_SIGNAL);
   // A run shared with the query or profile is copied when it carries a word besides profile phrases and
   // grammar: "in Objective-C" is how anyone names the learner's language, not a paste.
-  const copied = copiedWords(plain, ctx.copySource, R.copiedRun, (i) => !inSignal[i] && !isGrammar[i]);
-  const named = new Set<string>();
+  if (ctx.copySource.size > 0) {
+    for (let i = 0; i < runs.length; i++) {
+      let carries = false;
+      for (let j = i; j < i + R.copiedRun && !carries; j++) carries = (marks[j]! & IN_SIGNAL) === 0 && kind[j] !== GRAMMAR;
+      if (carries && ctx.copySource.has(runs[i]!)) for (let j = i; j < i + R.copiedRun; j++) marks[j]! |= COPIED;
+    }
+  }
+  let named = NO_NAMES;
   for (const span of spans) {
     const id = ctx.coverage!.signalOf(span.phrase)?.id;
-    if (id !== undefined && covered(at, span.start, span.end).every((i) => !copied[i])) named.add(id);
+    if (id === undefined) continue;
+    let copied = false;
+    for (let c = span.start; c < span.end && !copied; c++) copied = at[c]! >= 0 && (marks[at[c]!]! & COPIED) !== 0;
+    if (copied) continue;
+    if (named === NO_NAMES) named = new Set();
+    (named as Set<string>).add(id);
   }
   let grammar = 0;
   let content = 0;
   let signalWords = 0;
   let keywords = 0;
+  let ownWords = 0;
   let onTopic = false;
-  const ownWords: string[] = [];
-  // What the sentence is about, copied words included: naming the query's words is how a step stays on topic.
-  const topicStems: string[] = [];
-  for (let i = 0; i < ws.length; i++) {
-    const w = plain[i]!;
-    if (isGrammar[i]) {
+  // What the sentence is about, copied words included: naming the query's words is how a step stays on
+  // topic. Distinct stems have distinct numbers, so the query's words are counted as numbers are first seen.
+  const topics: number[] = [];
+  const q = ctx.queryStems;
+  let queryWords = 0;
+  for (let i = 0; i < n; i++) {
+    const k = kind[i];
+    if (k === GRAMMAR) {
       grammar++;
       continue;
     }
     content++;
-    if (inSignal[i]) signalWords++;
-    if (inSignal[i] || inCue[i]) keywords++;
-    else if (!isStopword(w) && !/^\d+$/.test(w)) {
-      topicStems.push(stems[i]!);
+    const m = marks[i]!;
+    if (m & IN_SIGNAL) signalWords++;
+    if (m & IN_SIGNAL || inCue[i]) keywords++;
+    else if (k === TOPICAL) {
+      const s = stems[i]!;
+      const id = topicId(ctx.topic, s);
+      if (!topics.includes(id)) {
+        topics.push(id);
+        if (q?.some((x) => stemsMatch(s, x))) queryWords++;
+      }
       onTopic ||= programming[i]!;
-      if (copied[i]) keywords++;
-      else if (!ctx.profileWords.has(w)) ownWords.push(w);
+      if (m & COPIED) keywords++;
+      else if (!ctx.profileWords.has(plain[i]!)) {
+        ownWords++;
+        own?.push(plain[i]!);
+      }
     }
   }
-  const q = ctx.queryStems;
-  if (!onTopic && q !== null) onTopic = new Set(topicStems.filter((s) => q.some((x) => stemsMatch(s, x)))).size >= R.queryWords;
-  const topics: number[] = [];
-  for (const s of topicStems) {
-    const id = topicId(ctx.topic, s);
-    if (!topics.includes(id)) topics.push(id);
-  }
-  return { label, grammar, content, signalWords, keywords, ownWords, topics, named, phases, asks, onTopic, settled: [undefined, undefined] };
+  if (!onTopic && q !== null) onTopic = queryWords >= R.queryWords;
+  return {
+    label,
+    grammar,
+    content,
+    signalWords,
+    keywords,
+    own: ownWords,
+    topics,
+    named,
+    phases,
+    asks,
+    onTopic,
+    offTopic: undefined,
+    onTopicSettled: undefined,
+  };
 }
 
 /** The set of an instruction's words, for telling repeated steps apart. */

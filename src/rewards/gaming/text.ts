@@ -71,21 +71,9 @@ export function stem(w: string): string {
   return s;
 }
 
-/** Word n-grams of a text, joined by spaces, for finding runs copied from it. */
-export function ngrams(ws: readonly string[], n: number): Set<string> {
-  const out = new Set<string>();
-  for (let i = 0; i + n <= ws.length; i++) out.add(ws.slice(i, i + n).join(' '));
+/** The word n-gram starting at each word of a text, joined by spaces, for finding runs copied from it. */
+export function ngramRuns(ws: readonly string[], n: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + n <= ws.length; i++) out.push(n === 2 ? `${ws[i]} ${ws[i + 1]}` : ws.slice(i, i + n).join(' '));
   return out;
-}
-
-/** Marks the words of `ws` that lie in a run of `n` or more words found in `source` (its n-grams) with a word that `counts`. */
-export function copiedWords(ws: readonly string[], source: ReadonlySet<string>, n: number, counts: (i: number) => boolean): boolean[] {
-  const copied = new Array<boolean>(ws.length).fill(false);
-  if (source.size === 0) return copied;
-  for (let i = 0; i + n <= ws.length; i++) {
-    let any = false;
-    for (let j = i; j < i + n && !any; j++) any = counts(j);
-    if (any && source.has(n === 2 ? `${ws[i]} ${ws[i + 1]}` : ws.slice(i, i + n).join(' '))) for (let j = i; j < i + n; j++) copied[j] = true;
-  }
-  return copied;
 }

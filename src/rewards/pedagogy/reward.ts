@@ -36,6 +36,11 @@ export function cueSpans(text: string): { phase: Phase; start: number; end: numb
   return out;
 }
 
+function isAscending(xs: readonly number[]): boolean {
+  for (let i = 1; i < xs.length; i++) if (xs[i - 1]! > xs[i]!) return false;
+  return true;
+}
+
 /** Phases a step exhibits, as a bit set over ALL_PHASES, before the human-input rule. */
 function cuedPhases(step: Step, palette: ResolvedPalette): number {
   let bits = scan(step.instruction, 0);
@@ -75,7 +80,8 @@ export function pedagogyReward(a: PlanAnalysis, palette: ResolvedPalette): Pedag
   }
   for (const p of ALL_PHASES) {
     const s = phases[p];
-    s.positions.sort((a, b) => a - b);
+    // Positions come in declaration order, mostly ascending already; sorting copies even then.
+    if (!isAscending(s.positions)) s.positions.sort((a, b) => a - b);
     s.first_position = s.positions[0] ?? null;
   }
   const detected = SCORED_PHASES.filter((p) => phases[p].detected).length;
