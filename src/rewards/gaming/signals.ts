@@ -470,7 +470,8 @@ export function readGaming(
       const a = sets[i]!.size;
       const b = sets[j]!.size;
       if (a < R.duplicateMinWords || Math.min(a, b) < R.duplicateJaccard * Math.max(a, b)) continue;
-      if (jaccard(sets[i]!, sets[j]!) >= R.duplicateJaccard) {
+      // One instruction text is one set (wordSet keeps them): a step repeated word for word needs no count.
+      if (sets[i] === sets[j] || jaccard(sets[i]!, sets[j]!) >= R.duplicateJaccard) {
         repeats.push(plan.steps[j]!.id);
         break;
       }
