@@ -41,6 +41,8 @@ export interface ScoreGroupsInput {
 }
 
 const NO_DETAIL: [number, number] = [0, 0];
+/** Where a JSON array's or object's text was written, without its brackets or braces (one byte each). */
+const inner = ([start, end]: [number, number]): [number, number] => [start + 1, end - 1];
 
 /**
  * The judged groups, each plan's detail written into one buffer moved back with them: as bytes outside the
@@ -60,15 +62,15 @@ export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
     // Without the object's braces: the main thread writes the fields after the composed ones.
     const detail = (e: PlanEvaluation): [number, number] => {
       if (input.details === false) return NO_DETAIL;
-      const [start, end] = out.write(JSON.stringify(planDetail(e)));
-      return [start + 1, end - 1];
+      return inner(out.write(JSON.stringify(planDetail(e))));
     };
     const groups = given.map((group): EvaluatedGroup<WireJudgedPlan> => {
       const judged = evaluateGroups([group], palette, input.limits, input.gate)[0]!;
       return { ...judged, plans: judged.plans.map((e) => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags, detail: detail(e) })) };
     });
-    // The groups' JSON texts joined by commas (the array's, without its brackets), after the details.
-    const json = input.json ? out.write(JSON.stringify(given).slice(1, -1)) : undefined;
+    // The groups' JSON texts joined by commas, after the details: the array's text without its brackets,
+    // left out of the range written rather than sliced off the string, which copied it.
+    const json = input.json ? inner(out.write(JSON.stringify(given))) : undefined;
     const details = out.bytes;
     const result = { groups, palette: paletteInfo(palette), details, json };
     transfers.set(result, [details.buffer]);
