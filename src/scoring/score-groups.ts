@@ -115,14 +115,20 @@ export function tallyOf(plans: readonly Judged[], groups: readonly { diversity: 
   };
 }
 
-/** The weight-independent half of scoring: every plan judged on its own. The costly part; groups may be split across threads. */
-export function evaluateGroups(groups: ScorePlanRequest['groups'], palette: ResolvedPalette, limits: PlanLimits, gate: GateOptions): EvaluatedGroup[] {
-  return groups.map((group) => {
-    const context = groupContext(group.query, group.profile);
-    const plans = group.completions.map((c) => evaluatePlan(c, context, palette, limits, gate));
-    return { id: group.id ?? null, signals: context.signals, plans, diversity: groupDiversity(plans.flatMap((e) => (e.plan ? [e.plan] : []))) };
-  });
+/** The weight-independent half of scoring for one group: every plan judged on its own. The costly part. */
+export function evaluateGroup(group: ScorePlanRequest['groups'][number], palette: ResolvedPalette, limits: PlanLimits, gate: GateOptions): EvaluatedGroup {
+  const context = groupContext(group.query, group.profile);
+  const plans = group.completions.map((c) => evaluatePlan(c, context, palette, limits, gate));
+  return { id: group.id ?? null, signals: context.signals, plans, diversity: groupDiversity(plans.flatMap((e) => (e.plan ? [e.plan] : []))) };
 }
+
+/** evaluateGroup for each group; groups may be split across threads. */
+export function evaluateGroups(groups: ScorePlanRequest['groups'], palette: ResolvedPalette, limits: PlanLimits, gate: GateOptions): EvaluatedGroup[] {
+  return groups.map((group) => evaluateGroup(group, palette, limits, gate));
+}
+
+/** What composition needs of a plan's evaluation, without the rest of it. */
+export const judgedOf = (e: Judged): Judged => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags });
 
 /** The fields of an evaluation that a response carries after the composed ones. */
 export const planDetail = (e: PlanEvaluation) => ({
@@ -204,8 +210,8 @@ export function scoreGroups(
   // the collector's scavenges to the end of the request.
   const judged: EvaluatedGroup<Judged>[] = [];
   const groups = req.groups.map((group, gi) => {
-    const evaluated = evaluateGroups([group], palette, limits, options)[0]!;
-    judged.push({ ...evaluated, plans: evaluated.plans.map((e) => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags })) });
+    const evaluated = evaluateGroup(group, palette, limits, options);
+    judged.push({ ...evaluated, plans: evaluated.plans.map(judgedOf) });
     return composeEvaluatedGroup(evaluated, gi, options, weights, planDetail);
   });
   return { response: { groups, weights, options, palette: paletteInfo(palette), versions: VERSIONS }, summary: summaryOfGroups(judged) };

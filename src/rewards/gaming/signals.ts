@@ -125,8 +125,8 @@ interface RawSentence {
   /** Whether it names a programming word or the query. */
   onTopic: boolean;
   /** It settled, off topic and on topic: a plan's sentences are mostly those of the plans before it. */
-  offTopic: Sentence | undefined;
-  onTopicSettled: Sentence | undefined;
+  settledOff: Sentence | undefined;
+  settledOn: Sentence | undefined;
 }
 
 /** A sentence in its plan: whether it is on topic there, and what it then credits. */
@@ -145,7 +145,7 @@ const NONE: ReadonlySet<string> = new Set();
 
 /** What depends on whether the sentence is on topic: a sentence about something else credits nothing. */
 function settle(raw: RawSentence, onTopic: boolean): Sentence {
-  return onTopic ? (raw.onTopicSettled ??= settled(raw, true)) : (raw.offTopic ??= settled(raw, false));
+  return onTopic ? (raw.settledOn ??= settled(raw, true)) : (raw.settledOff ??= settled(raw, false));
 }
 
 function settled(raw: RawSentence, onTopic: boolean): Sentence {
@@ -281,15 +281,13 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
       if (carries && ctx.copySource.has(runs[i]!)) for (let j = i; j < i + R.copiedRun; j++) marks[j]! |= COPIED;
     }
   }
-  let named = NO_NAMES;
+  let named: Set<string> | undefined;
   for (const span of spans) {
     const id = ctx.coverage!.signalOf(span.phrase)?.id;
     if (id === undefined) continue;
     let copied = false;
     for (let c = span.start; c < span.end && !copied; c++) copied = at[c]! >= 0 && (marks[at[c]!]! & COPIED) !== 0;
-    if (copied) continue;
-    if (named === NO_NAMES) named = new Set();
-    (named as Set<string>).add(id);
+    if (!copied) (named ??= new Set()).add(id);
   }
   let grammar = 0;
   let content = 0;
@@ -336,12 +334,12 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
     keywords,
     own: ownWords,
     topics,
-    named,
+    named: named ?? NO_NAMES,
     phases,
     asks,
     onTopic,
-    offTopic: undefined,
-    onTopicSettled: undefined,
+    settledOff: undefined,
+    settledOn: undefined,
   };
 }
 

@@ -9,7 +9,7 @@ import { resolvePalette } from '../../plan/palette.js';
 import { parsePlan, type PlanLimits } from '../../plan/parse.js';
 import { evaluatePlanMetrics } from '../../plan-metrics/index.js';
 import type { GateOptions, PlanEvaluation } from '../../scoring/evaluate-plan.js';
-import { evaluateGroups, paletteInfo, planDetail, type EvaluatedGroup, type Judged } from '../../scoring/score-groups.js';
+import { evaluateGroup, judgedOf, paletteInfo, planDetail, type EvaluatedGroup, type Judged } from '../../scoring/score-groups.js';
 import { evaluateSamples, type Sample } from '../../scoring/score-samples.js';
 import { encoder } from './models.js';
 import { task, transfers, utf8, type Stop } from './task.js';
@@ -65,8 +65,8 @@ export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
       return inner(out.write(JSON.stringify(planDetail(e))));
     };
     const groups = given.map((group): EvaluatedGroup<WireJudgedPlan> => {
-      const judged = evaluateGroups([group], palette, input.limits, input.gate)[0]!;
-      return { ...judged, plans: judged.plans.map((e) => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags, detail: detail(e) })) };
+      const judged = evaluateGroup(group, palette, input.limits, input.gate);
+      return { ...judged, plans: judged.plans.map((e) => ({ ...judgedOf(e), detail: detail(e) })) };
     });
     // The groups' JSON texts joined by commas, after the details: the array's text without its brackets,
     // left out of the range written rather than sliced off the string, which copied it.
@@ -116,9 +116,7 @@ export function readScorePlanTask(input: ReadScorePlanInput, stop: Stop) {
 }
 
 export function evaluateSamplesTask(input: { samples: Sample[]; limits: PlanLimits; gate: GateOptions }, stop: Stop) {
-  return task(stop, (): Judged[] =>
-    evaluateSamples(input.samples, input.limits, input.gate).map((e) => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags })),
-  );
+  return task(stop, (): Judged[] => evaluateSamples(input.samples, input.limits, input.gate).map(judgedOf));
 }
 
 export function evaluatePlansTask(input: { body: EvaluatePlanRequest; limits: PlanLimits }, stop: Stop) {
