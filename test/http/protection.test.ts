@@ -40,7 +40,8 @@ t.test('every route whose work runs on the pool is shed while it is saturated, a
   installErrorHandler(app, 1 << 20, () => []);
   shedWhenSaturated(app, pool);
   // The route plugins as the app registers them; a request that was not shed fails on its empty body, or in its handler here.
-  const ctx = { pool } as unknown as Service;
+  // A deadline too: /trace-knowledge/fit takes {} as a body and starts its deadline before it fails on the stub.
+  const ctx = { pool, deadlineMs: 60_000 } as unknown as Service;
   for (const route of [scorePlanRoute, openRlhfRoute, verifyTurnRoute, traceKnowledgeRoute, evaluateRoutes, validatePlanRoute]) await app.register(route(ctx));
   await app.register(dialogueNextRoute);
   t.teardown(() => app.close());
