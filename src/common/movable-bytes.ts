@@ -13,6 +13,14 @@ export function movableBytes(size: number): Uint8Array<ArrayBuffer> {
   return new Uint8Array(Math.max(size, MAPPED_BYTES)).subarray(0, size);
 }
 
+/**
+ * `size` zeroed bytes that the workers share, in a buffer of at least MAPPED_BYTES: each reads the run of
+ * them it is given in place. Moved, a run had to be copied out first, into fresh pages faulted in one by one.
+ */
+export function sharedBytes(size: number): Uint8Array<SharedArrayBuffer> {
+  return new Uint8Array(new SharedArrayBuffer(Math.max(size, MAPPED_BYTES)), 0, size);
+}
+
 /** The pieces one after the other in movableBytes, and where each ends. */
 export function joinMovable(pieces: readonly Uint8Array[]): { bytes: Uint8Array<ArrayBuffer>; ends: number[] } {
   let end = 0;
@@ -37,6 +45,11 @@ export class MovableWriter {
     if (this.#bytes.length - start < text.length * 3) this.#grow(start + text.length * 3);
     this.#size += encoder.encodeInto(text, this.#bytes.subarray(start)).written;
     return [start, this.#size];
+  }
+
+  /** How many bytes were written. */
+  get size(): number {
+    return this.#size;
   }
 
   /** What was written, in a buffer of its own to move. */

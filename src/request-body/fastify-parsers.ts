@@ -4,7 +4,7 @@ import { errorCodes, type FastifyInstance, type FastifySchemaCompiler } from 'fa
 import { validatorCompiler as zodValidatorCompiler } from 'fastify-type-provider-zod';
 import { GroupsReader, GroupsScanner } from './groups-layout.js';
 import { GroupsBytes, JsonBytes, LARGE_JSON_CHARS, parseBody, parseSecurely } from './json.js';
-import { joinMovable, movableBytes } from '../common/movable-bytes.js';
+import { joinMovable, movableBytes, sharedBytes } from '../common/movable-bytes.js';
 
 // From this size a /score-plan body is kept as bytes, its groups read on the workers that judge them. A
 // smaller one, a 64×8 batch included, is parsed here group by group as it arrives: read on the workers, the
@@ -69,7 +69,8 @@ function keepJson(app: FastifyInstance, bytesFrom: number, groups: boolean): { v
     const declared = Number(req.headers['content-length']);
     if (declared > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), undefined);
     const plain = req.headers['content-encoding'] === undefined;
-    const whole = plain && declared >= bytesFrom ? movableBytes(declared) : undefined;
+    // A body whose groups several workers read is shared with them; another is moved to the one that reads it.
+    const whole = plain && declared >= bytesFrom ? (groups ? sharedBytes(declared) : movableBytes(declared)) : undefined;
     // The groups are found as the bytes arrive (a middling body's parsed then too). A smaller body is decoded
     // as it arrives: joining and decoding it at its end held the main thread mostly to fault in two fresh copies.
     const scanner = whole && groups ? new GroupsScanner() : undefined;

@@ -101,20 +101,24 @@ export function readJsonElements<S extends z.ZodType>(text: string, element: S, 
  * every body walks no further into it.
  */
 export class JsonBytes {
-  readonly #bytes: Uint8Array<ArrayBuffer>;
-  constructor(bytes: Uint8Array<ArrayBuffer>) {
+  readonly #bytes: Uint8Array<ArrayBuffer | SharedArrayBuffer>;
+  constructor(bytes: Uint8Array<ArrayBuffer | SharedArrayBuffer>) {
     this.#bytes = bytes;
   }
-  /** The body, in a buffer of its own that the caller may move to a worker. */
-  get bytes(): Uint8Array<ArrayBuffer> {
+  /** The body, in a buffer of its own that the caller may move to a worker, or one the workers share. */
+  get bytes(): Uint8Array<ArrayBuffer | SharedArrayBuffer> {
     return this.#bytes;
+  }
+  /** What to move to the worker that reads the body: its buffer, unless the workers share it. */
+  get transfer(): ArrayBuffer[] {
+    return this.#bytes.buffer instanceof ArrayBuffer ? [this.#bytes.buffer] : [];
   }
 }
 
 /** A large /score-plan body as the client's bytes, with where its groups lie in them. */
 export class GroupsBytes extends JsonBytes {
   constructor(
-    bytes: Uint8Array<ArrayBuffer>,
+    bytes: Uint8Array<ArrayBuffer | SharedArrayBuffer>,
     readonly layout: GroupsLayout,
   ) {
     super(bytes);

@@ -18,7 +18,7 @@ export async function traceKnowledge(svc: Service, body: TraceKnowledgeRequest, 
  */
 export async function fitKnowledge(svc: Service, body: JsonBytes, arrivedAt: number, signal: AbortSignal) {
   const input = { json: body.bytes, maxDepth: svc.maxJsonDepth, arrivedAt, deadlineMs: svc.deadlineMs };
-  const { rows, fits } = await svc.pool.run('fitJsonTask', input, signal, [body.bytes.buffer]);
+  const { rows, fits } = await svc.pool.run('fitJsonTask', input, signal, body.transfer);
   const skills = fits.map(([skill, f]) => ({
     skill,
     params: f.params,

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { MessageChannel } from 'node:worker_threads';
-import { MovableWriter, movableBytes } from '../../src/common/movable-bytes.js';
+import { MovableWriter, movableBytes, sharedBytes } from '../../src/common/movable-bytes.js';
 
 t.test('a small buffer to move is a view of a buffer over the mmap threshold; a large one is its own size', async (t) => {
   const small = movableBytes(100);
@@ -23,10 +23,28 @@ t.test('a small buffer to move is a view of a buffer over the mmap threshold; a 
   port1.close();
 });
 
+t.test('shared bytes: another thread reads a run of them in place, and the sender keeps them', async (t) => {
+  const body = sharedBytes(1000);
+  t.equal(body.length, 1000);
+  t.ok(body.buffer.byteLength >= 128 * 1024, `backed by ${body.buffer.byteLength} bytes`);
+  t.ok(body.every((b) => b === 0));
+  body.set([7, 8, 9], 500);
+  const { port1, port2 } = new MessageChannel();
+  const received = new Promise<Uint8Array>((resolve) => port2.once('message', resolve));
+  port1.postMessage(body.subarray(500, 600));
+  const run = await received;
+  t.same([run.length, ...run.subarray(0, 4)], [100, 7, 8, 9, 0], 'the run posted, from its start');
+  run[3] = 42;
+  t.equal(body[503], 42, 'one memory: a write through the received view is seen here');
+  t.equal(body.length, 1000, 'not moved');
+  port1.close();
+});
+
 t.test('MovableWriter: texts one after another as UTF-8, their ranges, across the buffer growing', async (t) => {
   const w = new MovableWriter();
   const texts = ['{"a":1}', 'Ümlaute → 例 🙂', '', 'x'.repeat(200_000), '"quoted" \\ back', 'y'.repeat(600_000), 'end'];
   const ranges = texts.map((s) => w.write(s));
+  t.equal(w.size, ranges.at(-1)![1], 'size: the bytes written');
   const bytes = w.bytes;
   t.equal(
     bytes.length,

@@ -207,7 +207,7 @@ t.test('a run request past a tiny deadline is a 504, and its abandoned judging r
 t.test('a receipt keeps fingerprint(body) when the workers write the groups JSON it is hashed from; retries replay across thread counts', async (t) => {
   // 64×8 is judged in parts, on the workers or (WORKERS=0) in process, and each part's groups come back
   // as JSON for the fingerprint. What is stored must be the body's fingerprint as ever: receipts written
-  // before (or by a request read on a worker, which hashes the body) are compared with it.
+  // before, or by a compressed request read whole on a worker, are compared with it.
   const state = tempStateDir();
   t.teardown(() => rmSync(state, { recursive: true, force: true }));
   const settings = { STATE_DIR: state, MAX_PLANS_PER_REQUEST: 1024 };
@@ -302,6 +302,16 @@ t.test('a body of 4 MiB or more, its groups read on the workers: the same 400s, 
   const retry = await send(body, { 'idempotency-key': 'k' });
   t.equal(retry.headers['idempotent-replayed'], 'true');
   t.ok(retry.rawPayload.equals(first.rawPayload), 'the retry gets the same bytes');
+  // Compressed, it is read whole on a worker, which takes its fingerprint there from the groups' text.
+  const zippedWithKey = (payload: string) =>
+    big.inject({
+      method: 'POST',
+      url: '/score-plan',
+      payload: gzipSync(payload),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'idempotency-key': 'k' },
+    });
+  t.equal((await zippedWithKey(body)).headers['idempotent-replayed'], 'true', 'a compressed retry, read on a worker');
+  t.equal((await zippedWithKey(JSON.stringify({ ...batch, run_id: 'large', step: 0, options: { strict: true } }))).statusCode, 409, 'another body, compressed');
   const reused = await send(JSON.stringify({ ...benchBatch(128, 8, 5), run_id: 'large', step: 0 }), { 'idempotency-key': 'k' });
   t.equal(reused.statusCode, 409);
   const step1 = await send(JSON.stringify({ ...EXAMPLE_SCORE_REQUEST, run_id: 'large', step: 1 }));

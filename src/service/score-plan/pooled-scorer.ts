@@ -53,18 +53,20 @@ export function pooledScorer(req: RunRequest, source: ScorableGroups, settings: 
       // One failed part stops the others.
       const parts = new AbortController();
       const either = AbortSignal.any([signal, parts.signal]);
-      const run = (groups: ScorePlanRequest['groups'] | Uint8Array, first: number) =>
-        pool
-          .run('evaluateGroupsTask', { ...task, groups, first }, either, groups instanceof Uint8Array ? [groups.buffer as ArrayBuffer] : [])
-          .catch((e: unknown) => {
-            parts.abort(e);
-            throw e;
-          });
-      // A part of bytes goes as a copy, moved: the request may be judged again (memoJudge).
+      const run = (groups: ScorePlanRequest['groups'] | Uint8Array, first: number, transfer: ArrayBuffer[] = []) =>
+        pool.run('evaluateGroupsTask', { ...task, groups, first }, either, transfer).catch((e: unknown) => {
+          parts.abort(e);
+          throw e;
+        });
+      // A part of a body the workers share is read in place; one of bytes a worker read goes as a copy,
+      // moved: the request may be judged again (memoJudge).
+      const part = (bytes: Uint8Array, p: BytesPart) => {
+        if (bytes.buffer instanceof SharedArrayBuffer) return run(bytes.subarray(p.start, p.end), p.first);
+        const copy = joinMovable([bytes.subarray(p.start, p.end)]).bytes;
+        return run(copy, p.first, [copy.buffer]);
+      };
       const inputs =
-        'groups' in source
-          ? splitGroups(source.groups, workers).map((groups) => () => run(groups, 0))
-          : source.parts.map((p) => () => run(joinMovable([source.bytes.subarray(p.start, p.end)]).bytes, p.first));
+        'groups' in source ? splitGroups(source.groups, workers).map((groups) => () => run(groups, 0)) : source.parts.map((p) => () => part(source.bytes, p));
       const results = await bounded(workers * PARTS_IN_FLIGHT_PER_WORKER, inputs);
       const judged = judgementOf(results);
       if (source.plans === undefined) checkPlanCount(planCount(judged), settings.maxPlans);

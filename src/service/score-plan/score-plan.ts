@@ -83,7 +83,7 @@ function readHead(svc: Service, body: GroupsBytes, withKey: boolean): Read | und
 
 async function readOnWorker(svc: Service, body: JsonBytes, withKey: boolean, signal: AbortSignal): Promise<Read> {
   const input = { json: body.bytes, maxDepth: svc.maxJsonDepth, workers: Math.max(1, svc.pool.workers), fingerprint: withKey };
-  const read = await svc.pool.run('readScorePlanTask', input, signal, [body.bytes.buffer]);
+  const read = await svc.pool.run('readScorePlanTask', input, signal, body.transfer);
   return { head: read.head, groups: { bytes: read.json, parts: read.parts, plans: read.plans }, json: false, fingerprintOf: () => read.fingerprint! };
 }
 

@@ -2,8 +2,8 @@
 import type { EvaluatePlanRequest } from '../../contracts/evaluate-plan.js';
 import { readJsonBody, readJsonElements } from '../../request-body/json.js';
 import { ScorePlanGroupSchema, ScorePlanRequestSchema, type ScorePlanRequest } from '../../contracts/score-plan.js';
-import { fingerprint } from '../../runs/idempotency.js';
-import { joinMovable, MovableWriter } from '../../common/movable-bytes.js';
+import { fingerprintOfParts } from '../../runs/idempotency.js';
+import { MovableWriter } from '../../common/movable-bytes.js';
 import { completionCount, splitGroups, type BytesPart } from '../score-plan/split-groups.js';
 import { resolvePalette } from '../../plan/palette.js';
 import { parsePlan, type PlanLimits } from '../../plan/parse.js';
@@ -45,6 +45,20 @@ const NO_DETAIL: [number, number] = [0, 0];
 const inner = ([start, end]: [number, number]): [number, number] => [start + 1, end - 1];
 
 /**
+ * The groups' JSON texts joined by commas (JSON.stringify of the array, less its brackets), written a group
+ * at a time, and where they lie: one JSON.stringify of a request's groups, megabytes, took several times
+ * as long on Node 24, and on Node 20 its text cost as much again when first read.
+ */
+function writeGroups(out: MovableWriter, groups: readonly unknown[]): [number, number] {
+  const start = out.size;
+  for (const [i, group] of groups.entries()) {
+    if (i > 0) out.write(',');
+    out.write(JSON.stringify(group));
+  }
+  return [start, out.size];
+}
+
+/**
  * The judged groups, each plan's detail written into one buffer moved back with them: as bytes outside the
  * JavaScript heap, the details no longer cost the main thread's garbage collector (as strings, those of
  * 4,096 plans held it for long pauses). Groups are judged and written one at a time, so that a plan's
@@ -68,9 +82,8 @@ export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
       const judged = evaluateGroup(group, palette, input.limits, input.gate);
       return { ...judged, plans: judged.plans.map((e) => ({ ...judgedOf(e), detail: detail(e) })) };
     });
-    // The groups' JSON texts joined by commas, after the details: the array's text without its brackets,
-    // left out of the range written rather than sliced off the string, which copied it.
-    const json = input.json ? inner(out.write(JSON.stringify(given))) : undefined;
+    // The groups' JSON texts joined by commas, after the details.
+    const json = input.json ? writeGroups(out, given) : undefined;
     const details = out.bytes;
     const result = { groups, palette: paletteInfo(palette), details, json };
     transfers.set(result, [details.buffer]);
@@ -99,14 +112,21 @@ export function readScorePlanTask(input: ReadScorePlanInput, stop: Stop) {
     const body = readJsonBody(utf8(input.json), ScorePlanRequestSchema, input.maxDepth);
     const { groups, ...head } = body;
     const runs = splitGroups(groups, input.workers);
-    // A buffer of its own, never a slice of Node's shared pool: it is moved.
-    const { bytes: json, ends } = joinMovable(runs.map((p) => Buffer.from(JSON.stringify(p).slice(1, -1))));
+    const writer = new MovableWriter();
+    const ranges = runs.map((run) => writeGroups(writer, run));
+    const json = writer.bytes;
     let first = 0;
-    const parts: BytesPart[] = runs.map((run, i) => ({ start: ends[i - 1] ?? 0, end: ends[i]!, first: (first += run.length) - run.length }));
+    const parts: BytesPart[] = runs.map((run, i) => ({ start: ranges[i]![0], end: ranges[i]![1], first: (first += run.length) - run.length }));
     const out = {
       head,
       plans: completionCount(groups),
-      fingerprint: input.fingerprint ? fingerprint(body) : undefined,
+      // fingerprint(body), from the groups' text just written rather than a second text of the whole body.
+      fingerprint: input.fingerprint
+        ? fingerprintOfParts(
+            body,
+            parts.map((p) => json.subarray(p.start, p.end)),
+          )
+        : undefined,
       json,
       parts,
     };
