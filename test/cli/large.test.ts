@@ -15,8 +15,8 @@ const N = 100_000;
 const HEAP_MB = 64;
 const INTENTS = ['learn', 'debug', 'practice', 'review'];
 
-// The suite's longest file, and the one a loaded machine stretches most (a CI run beside other jobs took it
-// past six times its quiet time): tap's per-file timeout is raised for it here, scaled by the load as it starts.
+// The suite's longest file, and the one a loaded machine stretches most (beside other jobs it outran tap's
+// per-file timeout): that timeout is raised for it here, scaled by the load as it starts.
 t.setTimeout(loadScaled(600_000));
 
 t.test(`audits ${N.toLocaleString('en-US')} plans in bounded memory`, async (t) => {
