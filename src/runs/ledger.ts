@@ -14,7 +14,7 @@ import type { AxisVector } from '../grpo/compose.js';
 import { orderIndependentMean } from '../grpo/stats.js';
 import { jsonPath } from '../common/json-path.js';
 import { scoringDefaultsOf, type ScoreSummary, type ScoringDefaults, type Tally } from '../scoring/score-groups.js';
-import type { OpenStep, RunRecord, RunStore, RunTx, StoredReceipt } from './store.js';
+import type { OpenStep, ReadAhead, RunRecord, RunStore, RunTx, StoredReceipt } from './store.js';
 import type { z } from 'zod';
 
 /** Where one scoring request landed in its run: its step, the weights its plans are composed with. */
@@ -197,18 +197,22 @@ export class RunLedger {
     judgedWith: Pick<ScoringDefaults, 'lambda_hard' | 'reward_profile'>,
     items: ReadonlyArray<{ step: number | undefined; tally: Tally; receipt?: ReceiptClaim | undefined }>,
   ): Promise<{ kind: 'stale'; defaults: ScoringDefaults } | { kind: 'counted'; counted: Array<Exclude<Counted, { kind: 'stale' }>> }> {
-    return this.store.withRun(id, async (tx) => {
-      const existing = await tx.run();
-      if (existing) {
-        const defaults = scoringDefaultsOf(existing.config);
-        if (defaults.lambda_hard !== judgedWith.lambda_hard || defaults.reward_profile !== judgedWith.reward_profile) return { kind: 'stale', defaults };
-      }
-      // The run and its open step are read once and kept current here as each request changes them.
-      const state = { run: existing ?? (await this.create(tx, id, {})), open: await tx.openStep() };
-      const counted: Array<Exclude<Counted, { kind: 'stale' }>> = [];
-      for (const item of items) counted.push(await this.countIn(tx, id, state, item.step, item.tally, item.receipt));
-      return { kind: 'counted', counted };
-    });
+    return this.store.withRun(
+      id,
+      async (tx) => {
+        const existing = await tx.run();
+        if (existing) {
+          const defaults = scoringDefaultsOf(existing.config);
+          if (defaults.lambda_hard !== judgedWith.lambda_hard || defaults.reward_profile !== judgedWith.reward_profile) return { kind: 'stale', defaults };
+        }
+        // The run and its open step are read once and kept current here as each request changes them.
+        const state = { run: existing ?? (await this.create(tx, id, {})), open: await tx.openStep() };
+        const counted: Array<Exclude<Counted, { kind: 'stale' }>> = [];
+        for (const item of items) counted.push(await this.countIn(tx, id, state, item.step, item.tally, item.receipt));
+        return { kind: 'counted', counted };
+      },
+      readAhead(items),
+    );
   }
 
   private async countIn(
@@ -326,6 +330,19 @@ export class RunLedger {
     await tx.finalizeStep(after, row);
     return { row, after };
   }
+}
+
+/** What counting `items` will read besides the run: their receipts, and the open step's values if it folds. */
+function readAhead(items: ReadonlyArray<{ step: number | undefined; tally: Tally; receipt?: ReceiptClaim | undefined }>): ReadAhead {
+  const claims = items.flatMap((i) => (i.receipt ? [i.receipt] : []));
+  const steps = items.flatMap((i) => (i.step === undefined ? [] : [i.step]));
+  const auto = items.filter((i) => i.step === undefined);
+  return {
+    receiptKeys: claims.flatMap((c) => [c.key, ...(c.alsoUnder ?? [])]),
+    newReceipts: claims.length,
+    lastStep: steps.length === 0 ? null : steps.reduce((a, b) => Math.max(a, b)),
+    autoPlans: auto.length === 0 ? null : auto.reduce((n, i) => n + i.tally.raws.length, 0),
+  };
 }
 
 function view(run: RunRecord, open: OpenStep | null): RunView {

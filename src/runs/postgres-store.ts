@@ -16,7 +16,7 @@ import {
   type HistoryColumns,
   type OpenStep,
   type OpenStepColumns,
-  type Receipt,
+  type ReadAhead,
   type RunColumns,
   type RunRecord,
   type RunStore,
@@ -28,6 +28,7 @@ import {
 } from './store.js';
 import { ServiceError } from '../common/errors.js';
 import { StoreHealth, type StoreEvents } from './store-health.js';
+import { aheadStatements, KnownState, storedReceipt, type ReceiptColumns, type ValueRow } from './postgres-read-ahead.js';
 
 const INSERT_HISTORY = `INSERT INTO history (run_id, ${HISTORY_COLUMNS.join(', ')}) VALUES (${['run_id', ...HISTORY_COLUMNS].map((_, i) => `$${i + 1}`).join(', ')})`;
 const UPSERT_OPEN_STEP = `INSERT INTO open_steps (run_id, ${OPEN_STEP_COLUMNS.join(', ')})
@@ -262,7 +263,7 @@ export class PostgresRunStore implements RunStore {
     return out;
   }
 
-  async withRun<T>(runId: string, f: (tx: RunTx) => Promise<T>): Promise<T> {
+  async withRun<T>(runId: string, f: (tx: RunTx) => Promise<T>, ahead?: ReadAhead): Promise<T> {
     let c: pg.PoolClient;
     try {
       c = await this.pool.connect();
@@ -279,7 +280,7 @@ export class PostgresRunStore implements RunStore {
     try {
       batch.later('BEGIN');
       batch.later('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [runId]);
-      const out = await f(this.tx(batch, runId));
+      const out = await f(this.tx(batch, runId, ahead));
       committing = true;
       await batch.send('COMMIT');
       this.health.up();
@@ -300,10 +301,12 @@ export class PostgresRunStore implements RunStore {
     }
   }
 
-  private tx(batch: Batch, id: string): RunTx {
+  private tx(batch: Batch, id: string, ahead: ReadAhead | undefined): RunTx {
     const one = async <R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<R | undefined> => (await batch.rows<R>(sql, params))[0];
     // The open step read with the run (every change of a run reads the run first), until a write may change it.
     let open: OpenStep | null | undefined;
+    // What the transaction knows without asking again, once the run is read.
+    let known: KnownState | undefined;
     const saveRun = (run: RunRecord) => {
       const r = runColumns(run);
       batch.later(
@@ -314,6 +317,7 @@ export class PostgresRunStore implements RunStore {
         [r.id, r.config, r.weights, r.ema, r.last_finalized_step, r.finalized_steps, r.created_at, r.updated_at],
       );
     };
+    const insertReceipt = `INSERT INTO receipts (id, run_id, key, fingerprint, info) VALUES ($1, $2, $3, $4, $5)`;
     return {
       // Replicas creating different runs at once would each count the other's absence: creation takes one
       // advisory lock for the rest of its transaction, so the count is exact against MAX_RUNS.
@@ -322,11 +326,14 @@ export class PostgresRunStore implements RunStore {
         return (await one<{ n: number }>('SELECT count(*)::int AS n FROM runs', []))!.n;
       },
       run: async () => {
-        const [runs, opens] = await batch.read<RunColumns | OpenStepColumns>([
+        const [runs, opens, ...rest] = await batch.read<pg.QueryResultRow>([
           ['SELECT * FROM runs WHERE id = $1', [id]],
           [`SELECT ${OPEN_STEP_COLUMNS.join(', ')} FROM open_steps WHERE run_id = $1`, [id]],
+          ...(ahead ? aheadStatements(id, ahead, literal).map((sql) => [sql, []] as const) : []),
         ]);
         open = opens![0] ? openStep(opens![0] as OpenStepColumns) : null;
+        const [receipts = [], ids = [], values = []] = rest as [Array<ReceiptColumns & { key: string }>?, Array<{ id: number }>?, ValueRow[]?];
+        known = new KnownState(open, [receipts, ids, values], ahead?.receiptKeys ?? []);
         return runs![0] ? runRecord(runs![0] as RunColumns) : null;
       },
       saveRun: async (run) => saveRun(run),
@@ -338,6 +345,7 @@ export class PostgresRunStore implements RunStore {
       },
       addValues: async (step, raws, diversities) => {
         const v = valueColumns(raws, diversities);
+        known?.addValues(step, v);
         batch.later('INSERT INTO step_values (run_id, step, struct, pers, ped, diversity) VALUES ($1, $2, $3, $4, $5, $6)', [
           id,
           step,
@@ -348,12 +356,8 @@ export class PostgresRunStore implements RunStore {
         ]);
       },
       values: async (step) =>
-        stepValues(
-          await batch.rows<{ struct: Buffer; pers: Buffer; ped: Buffer; diversity: Buffer }>(
-            'SELECT struct, pers, ped, diversity FROM step_values WHERE run_id = $1 AND step = $2 ORDER BY id',
-            [id, step],
-          ),
-        ),
+        known?.values(step) ??
+        stepValues(await batch.rows<ValueRow>('SELECT struct, pers, ped, diversity FROM step_values WHERE run_id = $1 AND step = $2 ORDER BY id', [id, step])),
       finalizeStep: async (run: RunRecord, row: HistoryRow) => {
         const h = historyColumns(row);
         batch.later(INSERT_HISTORY, [id, ...HISTORY_COLUMNS.map((col) => h[col])]);
@@ -364,6 +368,7 @@ export class PostgresRunStore implements RunStore {
           id,
           MAX_RECEIPTS_PER_RUN,
         ]);
+        known?.finalized();
         open = null;
       },
       addLatePlans: async (step, plans) => batch.later('UPDATE history SET late_plans = late_plans + $1 WHERE run_id = $2 AND step = $3', [plans, id, step]),
@@ -375,24 +380,31 @@ export class PostgresRunStore implements RunStore {
         return r ? vec(r.wa_struct, r.wa_pers, r.wa_ped) : null;
       },
       receipt: async (key) => {
-        const r = await one<{ id: number; fingerprint: string; info: string }>('SELECT id, fingerprint, info FROM receipts WHERE run_id = $1 AND key = $2', [
-          id,
-          key,
-        ]);
-        return r ? { id: String(r.id), fingerprint: r.fingerprint, ...(JSON.parse(r.info) as Omit<Receipt, 'fingerprint'>) } : null;
+        const seen = known?.receipt(key);
+        if (seen !== undefined) return seen;
+        const r = await one<ReceiptColumns>('SELECT id, fingerprint, info FROM receipts WHERE run_id = $1 AND key = $2', [id, key]);
+        return r ? storedReceipt(r) : null;
       },
       putReceipt: async (key, receipt) => {
         const info = JSON.stringify({ run: receipt.run, defaults: receipt.defaults });
-        const r = await one<{ id: number }>('INSERT INTO receipts (run_id, key, fingerprint, info) VALUES ($1, $2, $3, $4) RETURNING id', [
-          id,
-          key,
-          receipt.fingerprint,
-          info,
-        ]);
-        return String(r!.id);
+        const drawn = known?.receiptId();
+        let stored: number;
+        if (drawn !== undefined) {
+          batch.later(insertReceipt, [drawn, id, key, receipt.fingerprint, info]);
+          stored = drawn;
+        } else
+          stored = (await one<{ id: number }>('INSERT INTO receipts (run_id, key, fingerprint, info) VALUES ($1, $2, $3, $4) RETURNING id', [
+            id,
+            key,
+            receipt.fingerprint,
+            info,
+          ]))!.id;
+        known?.wroteReceipt(key, { id: String(stored), ...receipt });
+        return String(stored);
       },
       deleteRun: async () => {
         open = undefined;
+        known = undefined;
         return (await batch.rows('DELETE FROM runs WHERE id = $1 RETURNING id', [id])).length > 0;
       },
     };

@@ -331,6 +331,7 @@ export class SqliteRunStore implements RunStore {
     }
   }
 
+  // Reads cost no round trip here: nothing is read ahead.
   withRun<T>(runId: string, f: (tx: RunTx) => Promise<T>): Promise<T> {
     const result = this.tail.then(() =>
       this.use(async () => {

@@ -73,13 +73,28 @@ export interface RunTx {
 }
 
 /**
+ * What a transaction is likely to read, so that a store paying a round trip per read can read it with the
+ * run. A guess only: a read it did not foresee is made when asked, and one foreseen needlessly is wasted.
+ */
+export interface ReadAhead {
+  /** Idempotency keys it will look up. */
+  receiptKeys: readonly string[];
+  /** Receipts it may write. */
+  newReceipts: number;
+  /** The latest step its requests name: an open step before it is finalized, so its values are read. */
+  lastStep: number | null;
+  /** Plans of its step-less requests, if any: the open step is finalized unless they fit into it. */
+  autoPlans: number | null;
+}
+
+/**
  * All run state, in one database. `withRun` is the only way to change a run: it holds the run's lock for
  * the whole transaction — across every process that shares the database — and commits only if `f`
  * resolves, so a request's bookkeeping is all there or not at all.
  */
 export interface RunStore {
   readonly engine: 'sqlite' | 'postgres';
-  withRun<T>(runId: string, f: (tx: RunTx) => Promise<T>): Promise<T>;
+  withRun<T>(runId: string, f: (tx: RunTx) => Promise<T>, ahead?: ReadAhead): Promise<T>;
   getRun(id: string): Promise<RunRecord | null>;
   openStep(id: string): Promise<OpenStep | null>;
   /** Runs in id order after `after` (exclusive), at most `limit`. */

@@ -1,5 +1,6 @@
-// A request's bookkeeping on PostgreSQL in a few round trips: the transaction's start and its writes go with
-// the statements whose answers it waits for (src/runs/postgres-store.ts, Batch).
+// A request's bookkeeping on PostgreSQL in two round trips: the transaction's start goes with the run's reads
+// and what the request will read besides (its receipts, ids for new ones, the values of a step it
+// finalizes), its writes with COMMIT (src/runs/postgres-store.ts, Batch; src/runs/postgres-read-ahead.ts).
 import pg from 'pg';
 import t from 'tap';
 import { RunLedger } from '../../src/runs/ledger.js';
@@ -32,7 +33,7 @@ async function roundTrips(f: () => Promise<unknown>): Promise<string[]> {
   return sent;
 }
 
-t.test('counting a request with a receipt: four round trips, five when it finalizes the step before', async (t) => {
+t.test('counting a request with a receipt: two round trips, also when it finalizes the step before', async (t) => {
   const store = await openStore(await stateSettings('postgres'));
   t.teardown(() => store.close());
   const ledger = new RunLedger(store, { ...JUDGED, maxRuns: 100 });
@@ -40,19 +41,22 @@ t.test('counting a request with a receipt: four round trips, five when it finali
   const count = (step: number, key: string) => ledger.count('r', step, tally(8), JUDGED, { key, fingerprint: `fp-${key}` });
 
   const joins = await roundTrips(() => count(0, 'a'));
-  t.equal(joins.length, 4, `opens step 0: ${joins.length} messages`);
+  t.equal(joins.length, 2, `opens step 0: ${joins.length} messages`);
   t.match(
     joins[0],
     /^BEGIN;\nSELECT pg_advisory_xact_lock\(hashtextextended\('r', 0\)\);\nSELECT \* FROM runs/,
     'the transaction starts with its first read, the lock before it',
   );
-  t.match(joins.at(-1), /^COMMIT$/);
-  const writes = joins.at(-2)!;
+  t.match(joins[0], /FROM receipts WHERE run_id = 'r' AND key IN \('a'\)/, 'the receipt is read with the run');
+  t.match(joins[0], /nextval/, 'and an id for it drawn');
+  const writes = joins.at(-1)!;
+  t.match(writes, /COMMIT$/, 'the writes go with COMMIT');
   for (const table of ['open_steps', 'step_values', 'receipts'])
     t.match(writes, `INSERT INTO ${table}`, `the ${table} write goes in one message with the rest`);
 
   const folds = await roundTrips(() => count(1, 'b'));
-  t.equal(folds.length, 5, `finalizes step 0 and opens step 1: ${folds.length} messages`);
+  t.equal(folds.length, 2, `finalizes step 0 and opens step 1: ${folds.length} messages`);
+  t.match(folds[0], /FROM step_values v JOIN open_steps o/, 'the values of the step it finalizes are read with the run');
   t.match(folds.join('\n'), 'INSERT INTO history');
 
   // What went in those messages is what the store holds, read back the ordinary way.
