@@ -43,7 +43,7 @@ const time = async (fn: () => Promise<unknown>) => {
   await fn();
   return performance.now() - t;
 };
-const judging = { palette: undefined, limits: svc.planLimits, maxDepth: svc.maxJsonDepth, maxPlans: Infinity, json: false };
+const judging = { palette: undefined, limits: svc.planLimits, maxDepth: svc.maxJsonDepth, maxPlans: Infinity };
 for (let i = 0; i < ROUNDS + 10; i++) {
   const plainReq = { ...batch, run_id: null };
   const runReq = { ...batch, run_id: 'bench', step: i };

@@ -2,7 +2,19 @@ import { ServiceError } from '../common/errors.js';
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
-/** A request's identity for Idempotency-Key: the same key with a different body is a conflict. */
+const OF_BYTES = 'bytes:';
+
+/**
+ * A /score-plan request's identity for Idempotency-Key: the SHA-256 of its body's bytes (decoded, if it
+ * came compressed). A retry sends the same bytes; the same key with other bytes is a conflict.
+ */
+export const bytesFingerprint = (sha256: Uint8Array): string =>
+  OF_BYTES + Buffer.from(sha256.buffer, sha256.byteOffset, sha256.byteLength).toString('base64url');
+
+/** Whether a stored fingerprint is one of content (`fingerprint`), as /score-plan's receipts were before bytesFingerprint. */
+export const ofContent = (stored: string): boolean => !stored.startsWith(OF_BYTES);
+
+/** A request's identity by its content, as JSON: the same key with a different body is a conflict. */
 export function fingerprint(body: unknown): string {
   return createHash('sha256').update(JSON.stringify(body)).digest('base64url');
 }

@@ -34,7 +34,8 @@ export type Counted =
   | { kind: 'counted'; run: StepInfo; defaults: ScoringDefaults; receipt: string | undefined }
   /** Its Idempotency-Key was counted before (here or on another replica, before or after a restart). */
   | { kind: 'replay'; receipt: StoredReceipt }
-  | { kind: 'conflict' }
+  /** Its Idempotency-Key was counted before with another fingerprint, `stored`. */
+  | { kind: 'conflict'; stored: string }
   /** The run's λ_hard changed after the plans were judged: judge again with these defaults and retry. */
   | { kind: 'stale'; defaults: ScoringDefaults };
 
@@ -226,7 +227,7 @@ export class RunLedger {
     if (receipt) {
       for (const key of [receipt.key, ...(receipt.alsoUnder ?? [])]) {
         const known = await tx.receipt(key);
-        if (known) return known.fingerprint === receipt.fingerprint ? { kind: 'replay', receipt: known } : { kind: 'conflict' };
+        if (known) return known.fingerprint === receipt.fingerprint ? { kind: 'replay', receipt: known } : { kind: 'conflict', stored: known.fingerprint };
       }
     }
     let { run, open } = state;

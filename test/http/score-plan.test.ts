@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -8,7 +9,7 @@ import { benchBatch } from '../../bench/realistic-plans.js';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY, EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
 import { ScorePlanRequestSchema, type ScorePlanResponse } from '../../src/contracts/score-plan.js';
 import { ConfigSchema } from '../../src/config.js';
-import { fingerprint } from '../../src/runs/idempotency.js';
+import { bytesFingerprint, fingerprint } from '../../src/runs/idempotency.js';
 import { tempStateDir, testApp } from '../support/app.js';
 import { postInPieces } from '../support/pieces.js';
 
@@ -204,10 +205,7 @@ t.test('a run request past a tiny deadline is a 504, and its abandoned judging r
   }
 });
 
-t.test('a receipt keeps fingerprint(body) when the workers write the groups JSON it is hashed from; retries replay across thread counts', async (t) => {
-  // 64×8 is judged in parts, on the workers or (WORKERS=0) in process, and each part's groups come back
-  // as JSON for the fingerprint. What is stored must be the body's fingerprint as ever: receipts written
-  // before, or by a compressed request read whole on a worker, are compared with it.
+t.test("a receipt holds the SHA-256 of the body's bytes; retries replay across thread counts, other bytes are a conflict", async (t) => {
   const state = tempStateDir();
   t.teardown(() => rmSync(state, { recursive: true, force: true }));
   const settings = { STATE_DIR: state, MAX_PLANS_PER_REQUEST: 1024 };
@@ -219,6 +217,8 @@ t.test('a receipt keeps fingerprint(body) when the workers write the groups JSON
   t.equal(first.statusCode, 200);
   t.equal((await send(pooled, batch(1, 0), 'a')).headers['idempotent-replayed'], 'true', 'a retry on the workers');
   t.equal((await send(pooled, batch(2, 0), 'a')).statusCode, 409, 'another body under the key, on the workers');
+  const spaced = JSON.stringify(JSON.parse(batch(1, 0)), null, 1);
+  t.equal((await send(pooled, spaced, 'a')).statusCode, 409, 'the same content in other bytes: a retry sends the same bytes');
   const second = await send(pooled, batch(3, 0), 'b');
   await pooled.close();
 
@@ -232,16 +232,51 @@ t.test('a receipt keeps fingerprint(body) when the workers write the groups JSON
   t.equal(second.statusCode, 200);
   const counted = await inline.inject({ method: 'POST', url: '/score-plan', payload: { ...EXAMPLE_SCORE_REQUEST, run_id: 'fp', step: 1 } });
   t.match(counted.json(), { run: { finalized: [{ step: 0, plans: 1024, requests: 2 }] } }, 'each counted once');
-  t.equal((await send(inline, batch(4, 1), 'c')).statusCode, 200, 'one more, judged in process');
 
   const db = new Database(join(state, 'runs.sqlite'), { readonly: true });
   t.teardown(() => db.close());
   const stored = db.prepare<[], { fingerprint: string }>("SELECT fingerprint FROM receipts WHERE run_id = 'fp' ORDER BY id").all();
-  const expected = [batch(1, 0), batch(3, 0), batch(4, 1)].map((b) => fingerprint(ScorePlanRequestSchema.parse(JSON.parse(b))));
   t.same(
     stored.map((r) => r.fingerprint),
-    expected,
+    [batch(1, 0), batch(3, 0)].map((b) => bytesFingerprint(createHash('sha256').update(b).digest())),
   );
+});
+
+t.test('a receipt stored with the fingerprint of the content (before fingerprints were of bytes) is compared by content', async (t) => {
+  const state = tempStateDir();
+  t.teardown(() => rmSync(state, { recursive: true, force: true }));
+  const served = await testApp({ STATE_DIR: state, WORKERS: 2, MAX_PLANS_PER_REQUEST: 1100, BODY_LIMIT_BYTES: 8 << 20 });
+  t.teardown(() => served.close());
+  const db = new Database(join(state, 'runs.sqlite'));
+  t.teardown(() => db.close());
+  const send = (payload: string | Buffer, key: string, gzip = false) =>
+    served.inject({
+      method: 'POST',
+      url: '/score-plan',
+      payload: gzip ? gzipSync(payload) : payload,
+      headers: { 'content-type': 'application/json', 'idempotency-key': key, ...(gzip ? { 'content-encoding': 'gzip' } : {}) },
+    });
+  // Parsed here (64×8), its groups read on the workers (128×8, over 4 MiB), or read whole on a worker (compressed).
+  for (const [what, groups, gzip] of [
+    ['parsed on the main thread', 64, false],
+    ['its groups read on the workers', 128, false],
+    ['read whole on a worker', 128, true],
+  ] as const) {
+    const run = `legacy-${groups}-${gzip}`;
+    const body = JSON.stringify({ ...benchBatch(groups, 8), run_id: run, step: 0 });
+    const first = await send(body, 'k', gzip);
+    t.equal(first.statusCode, 200, what);
+    const content = fingerprint(ScorePlanRequestSchema.parse(JSON.parse(body)));
+    t.equal(db.prepare('UPDATE receipts SET fingerprint = ? WHERE run_id = ?').run(content, run).changes, 1);
+    const retry = await send(body, 'k', gzip);
+    t.equal(retry.headers['idempotent-replayed'], 'true', `${what}: the same body replays`);
+    t.ok(retry.rawPayload.equals(first.rawPayload), `${what}: the same bytes back`);
+    t.equal((await send(JSON.stringify(JSON.parse(body), null, 1), 'k', gzip)).headers['idempotent-replayed'], 'true', `${what}: so does the same content`);
+    const other = JSON.stringify({ ...benchBatch(groups, 8, 9), run_id: run, step: 0 });
+    t.equal((await send(other, 'k', gzip)).statusCode, 409, `${what}: other content is a conflict`);
+    const next = await served.inject({ method: 'POST', url: '/score-plan', payload: { ...EXAMPLE_SCORE_REQUEST, run_id: run, step: 1 } });
+    t.match(next.json(), { run: { finalized: [{ step: 0, requests: 1 }] } }, `${what}: counted once`);
+  }
 });
 
 t.test('a body of 4 MiB or more, its groups read on the workers: the same 400s, limits, replays and conflicts', async (t) => {
@@ -302,7 +337,7 @@ t.test('a body of 4 MiB or more, its groups read on the workers: the same 400s, 
   const retry = await send(body, { 'idempotency-key': 'k' });
   t.equal(retry.headers['idempotent-replayed'], 'true');
   t.ok(retry.rawPayload.equals(first.rawPayload), 'the retry gets the same bytes');
-  // Compressed, it is read whole on a worker, which takes its fingerprint there from the groups' text.
+  // Compressed, it is read whole on a worker; its fingerprint is of the decoded bytes.
   const zippedWithKey = (payload: string) =>
     big.inject({
       method: 'POST',

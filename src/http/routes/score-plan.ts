@@ -51,7 +51,7 @@ export const scorePlanRoute =
       async (req, reply) => {
         // keepLargeJson: a large body is the client's bytes, whatever the schema's type says.
         const body = req.body as ScorePlanRequest | JsonBytes;
-        const out = await scorePlan(ctx, body, req.headers['idempotency-key'], (bodyMs) => requestSignal(req, reply, ctx.deadlineMs, bodyMs));
+        const out = await scorePlan(ctx, body, req.headers['idempotency-key'], req.bodySha256, (bodyMs) => requestSignal(req, reply, ctx.deadlineMs, bodyMs));
         if (out.kind === 'replay') reply.header('idempotent-replayed', 'true');
         else req.scoreSummary = out.summary;
         // The response is written as JSON (and kept so for replays), byte for byte the same on every retry;

@@ -3,7 +3,7 @@ import type { ScorePlanRequest } from '../../contracts/score-plan.js';
 import { INITIAL_WEIGHTS, type AxisVector } from '../../grpo/compose.js';
 import type { GateOptions } from '../../scoring/evaluate-plan.js';
 import { resolveOptions, scoringDefaultsOf, type ScoreSummary, type ScoringDefaults, type Tally } from '../../scoring/score-groups.js';
-import { IdempotencyConflict, receiptKey } from '../../runs/idempotency.js';
+import { IdempotencyConflict, ofContent, receiptKey } from '../../runs/idempotency.js';
 import { stepSummary, type Counted, type StepInfo } from '../../runs/ledger.js';
 import type { Arrival } from '../../runs/turns.js';
 import type { Service } from '../context.js';
@@ -21,12 +21,12 @@ export type RunRequest = Pick<ScorePlanRequest, 'run_id' | 'step' | 'options'>;
 
 /**
  * A request's Idempotency-Key, with the fingerprint of the request (idempotency.ts) that tells a retry from
- * a reuse. The fingerprint is taken once the plans are judged, from what judging gave (the threads that
- * judge the groups may write their JSON too), and only in a run: a request without one records nothing.
+ * a reuse, and the fingerprint of its content, taken only for a receipt stored with one (`ofContent`).
  */
-export interface Idempotency<J> {
+export interface Idempotency {
   key: string;
-  fingerprint: (judged: J) => string;
+  fingerprint: string;
+  contentFingerprint: (signal: AbortSignal) => Promise<string>;
 }
 
 /** What the bookkeeping needs of the service. */
@@ -72,16 +72,20 @@ async function countJudged<J>(
   onArrival: Promise<ScoringDefaults>,
   judged: (defaults: ScoringDefaults) => Promise<J>,
   tally: (j: J) => Tally,
-  receipt: Idempotency<J> | undefined,
+  receipt: Idempotency | undefined,
   signal: AbortSignal,
 ): Promise<{ judgement: J; counted: Exclude<Counted, { kind: 'stale' }> }> {
   let defaults = await onArrival;
-  let fingerprint: string | undefined;
+  let claim = receipt && { key: receipt.key, fingerprint: receipt.fingerprint };
   for (;;) {
     const judgement = await judged(defaults);
     if (signal.aborted) throw signal.reason as Error;
-    fingerprint ??= receipt?.fingerprint(judgement);
-    const counted = await deps.ledger.count(runId, step, tally(judgement), defaults, receipt && { key: receipt.key, fingerprint: fingerprint! });
+    const counted = await deps.ledger.count(runId, step, tally(judgement), defaults, claim);
+    // A receipt from before fingerprints were of bytes: compared again by content.
+    if (counted.kind === 'conflict' && claim?.fingerprint === receipt!.fingerprint && ofContent(counted.stored)) {
+      claim = { key: receipt!.key, fingerprint: await receipt!.contentFingerprint(signal) };
+      continue;
+    }
     if (counted.kind !== 'stale') return { judgement, counted };
     defaults = counted.defaults;
   }
@@ -101,7 +105,7 @@ const runDefaults = async (deps: RunDeps, runId: string): Promise<ScoringDefault
  */
 export async function scoreInRun<J>(
   req: RunRequest,
-  idempotency: Idempotency<J> | undefined,
+  idempotency: Idempotency | undefined,
   deps: RunDeps,
   scorer: PlanScorer<J>,
   signal: AbortSignal,

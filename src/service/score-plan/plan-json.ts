@@ -15,8 +15,6 @@ interface JudgedGroup extends EvaluatedGroup<WireJudgedPlan> {
 export interface Judgement {
   groups: JudgedGroup[];
   palette: ReturnType<typeof paletteInfo>;
-  /** The groups' JSON by part (evaluateGroupsTask's `json`), when it was asked for. */
-  json?: Uint8Array[];
 }
 
 type Part = Exclude<Awaited<ReturnType<typeof evaluateGroupsTask>>, TaskFailure>;
@@ -26,7 +24,6 @@ export function judgementOf(parts: readonly Part[]): Judgement {
   return {
     groups: parts.flatMap((p) => p.groups.map((g) => ({ ...g, details: p.details }))),
     palette: parts[0]!.palette,
-    ...(parts[0]!.json && { json: parts.map((p) => p.details.subarray(...p.json!)) }),
   };
 }
 

@@ -26,27 +26,25 @@ const YIELD_FROM_PLANS = 512;
  */
 export type ScorableGroups = { groups: ScorePlanRequest['groups']; plans: number } | { bytes: Uint8Array; parts: readonly BytesPart[]; plans?: number };
 
-/** How the groups are judged: the request's palette and limits, and whether the groups' JSON comes back too (for the fingerprint). */
+/** How the groups are judged: the request's palette and limits. */
 export interface JudgeSettings {
   palette: ScorePlanRequest['palette'];
   limits: PlanLimits;
   maxDepth: number;
   maxPlans: number;
-  json: boolean;
 }
 
 /**
  * /score-plan's plans judged on the pool, a large request's groups split across the workers (groups are
- * independent, so the split changes no result), and composed on the main thread. With `json`, the
- * judgement carries the groups' JSON (for the request's fingerprint).
+ * independent, so the split changes no result), and composed on the main thread.
  */
 export function pooledScorer(req: RunRequest, source: ScorableGroups, settings: JudgeSettings, pool: WorkPool, signal: AbortSignal): PlanScorer<Judgement> {
   const workers = Math.max(1, pool.workers);
   const details = req.options?.detail !== 'rewards';
   return {
     async judge(gate) {
-      const { palette, limits, maxDepth, json } = settings;
-      const task = { palette, limits, gate, json, details, maxDepth };
+      const { palette, limits, maxDepth } = settings;
+      const task = { palette, limits, gate, details, maxDepth };
       if ('groups' in source && completionChars(source.groups) <= INLINE_MAX_CHARS) {
         return judgementOf([unwrap(await evaluateGroupsTask({ ...task, groups: source.groups }, () => signal.aborted))]);
       }

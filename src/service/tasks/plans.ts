@@ -34,8 +34,6 @@ export interface ScoreGroupsInput {
   palette: ScorePlanRequest['palette'];
   limits: PlanLimits;
   gate: GateOptions;
-  /** Write the groups' JSON too (fingerprintOfParts), after the details. */
-  json?: boolean;
   /** false: the response leaves each plan's detail out (`detail: "rewards"`), so none is written. */
   details?: boolean;
 }
@@ -82,10 +80,8 @@ export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
       const judged = evaluateGroup(group, palette, input.limits, input.gate);
       return { ...judged, plans: judged.plans.map((e) => ({ ...judgedOf(e), detail: detail(e) })) };
     });
-    // The groups' JSON texts joined by commas, after the details.
-    const json = input.json ? writeGroups(out, given) : undefined;
     const details = out.bytes;
-    const result = { groups, palette: paletteInfo(palette), details, json };
+    const result = { groups, palette: paletteInfo(palette), details };
     transfers.set(result, [details.buffer]);
     return result;
   });
@@ -97,7 +93,10 @@ export interface ReadScorePlanInput {
   maxDepth: number;
   /** Workers to split the groups for (splitGroups). */
   workers: number;
-  /** Whether the request carries an Idempotency-Key, whose receipt needs the request's fingerprint. */
+  /**
+   * Whether to take the fingerprint of the request's content, for a request with an Idempotency-Key: its
+   * bytes are moved here, and a receipt stored before fingerprints were of bytes is compared with it.
+   */
   fingerprint: boolean;
 }
 
