@@ -19,7 +19,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /**
      * SHA-256 of the body's bytes as they arrived (decoded, if compressed), on keepLargeJson's routes when
-     * the request carries an Idempotency-Key: hashed as the bytes come in, it costs the request no time.
+     * the request carries an Idempotency-Key: hashed a chunk at a time as they come in, not all at the end.
      */
     bodySha256?: Buffer;
   }
