@@ -1,26 +1,16 @@
 import {
   MAX_RECEIPTS_PER_RUN,
   stepValues,
+  storedReceipt,
   type OpenStep,
   type ReadAhead,
-  type Receipt,
+  type ReceiptColumns,
   type StepValues,
   type StoredReceipt,
   type valueColumns,
 } from './store.js';
 
 export type ValueRow = ReturnType<typeof valueColumns>;
-export interface ReceiptColumns {
-  id: number;
-  fingerprint: string;
-  info: string;
-}
-
-export const storedReceipt = (r: ReceiptColumns): StoredReceipt => ({
-  id: String(r.id),
-  fingerprint: r.fingerprint,
-  ...(JSON.parse(r.info) as Omit<Receipt, 'fingerprint'>),
-});
 
 const list = (values: readonly unknown[], literal: (v: unknown) => string) => values.map(literal).join(', ');
 

@@ -17,6 +17,9 @@ import {
   type OpenStep,
   type OpenStepColumns,
   type ReadAhead,
+  type ReceiptColumns,
+  receiptInfo,
+  storedReceipt,
   type RunColumns,
   type RunRecord,
   type RunStore,
@@ -28,7 +31,7 @@ import {
 } from './store.js';
 import { ServiceError } from '../common/errors.js';
 import { StoreHealth, type StoreEvents } from './store-health.js';
-import { aheadStatements, KnownState, storedReceipt, type ReceiptColumns, type ValueRow } from './postgres-read-ahead.js';
+import { aheadStatements, KnownState, type ValueRow } from './postgres-read-ahead.js';
 
 const INSERT_HISTORY = `INSERT INTO history (run_id, ${HISTORY_COLUMNS.join(', ')}) VALUES (${['run_id', ...HISTORY_COLUMNS].map((_, i) => `$${i + 1}`).join(', ')})`;
 const UPSERT_OPEN_STEP = `INSERT INTO open_steps (run_id, ${OPEN_STEP_COLUMNS.join(', ')})
@@ -386,7 +389,7 @@ export class PostgresRunStore implements RunStore {
         return r ? storedReceipt(r) : null;
       },
       putReceipt: async (key, receipt) => {
-        const info = JSON.stringify({ run: receipt.run, defaults: receipt.defaults });
+        const info = receiptInfo(receipt);
         const drawn = known?.receiptId();
         let stored: number;
         if (drawn !== undefined) {

@@ -34,7 +34,9 @@ import {
   type HistoryColumns,
   type OpenStep,
   type OpenStepColumns,
-  type Receipt,
+  type ReceiptColumns,
+  receiptInfo,
+  storedReceipt,
   type RunColumns,
   type RunRecord,
   type RunStore,
@@ -197,9 +199,7 @@ export class SqliteRunStore implements RunStore {
       ),
       history: db.prepare<[string, number, number], HistoryColumns>('SELECT * FROM history WHERE run_id = ? ORDER BY step LIMIT ? OFFSET ?'),
       historyCount: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM history WHERE run_id = ?'),
-      receipt: db.prepare<[string, string], { id: number; fingerprint: string; info: string }>(
-        'SELECT id, fingerprint, info FROM receipts WHERE run_id = ? AND key = ?',
-      ),
+      receipt: db.prepare<[string, string], ReceiptColumns>('SELECT id, fingerprint, info FROM receipts WHERE run_id = ? AND key = ?'),
       putReceipt: db.prepare<[string, string, string, string]>('INSERT INTO receipts (run_id, key, fingerprint, info) VALUES (?, ?, ?, ?)'),
       pruneReceipts: db.prepare<[string, string, number]>(
         'DELETE FROM receipts WHERE run_id = ? AND id <= (SELECT id FROM receipts WHERE run_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',
@@ -375,10 +375,10 @@ export class SqliteRunStore implements RunStore {
       },
       receipt: async (key): Promise<StoredReceipt | null> => {
         const r = s.receipt.get(id, key);
-        return r ? { id: String(r.id), fingerprint: r.fingerprint, ...(JSON.parse(r.info) as Omit<Receipt, 'fingerprint'>) } : null;
+        return r ? storedReceipt(r) : null;
       },
       putReceipt: async (key, receipt) => {
-        const info = JSON.stringify({ run: receipt.run, defaults: receipt.defaults });
+        const info = receiptInfo(receipt);
         return String(s.putReceipt.run(id, key, receipt.fingerprint, info).lastInsertRowid);
       },
       deleteRun: async () => s.deleteRun.run(id).changes > 0,

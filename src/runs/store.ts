@@ -336,3 +336,18 @@ export const openStep = (r: OpenStepColumns): OpenStep => ({
   flagged: r.flagged,
   gaming: r.gaming === null ? null : (JSON.parse(r.gaming) as Record<string, number>),
 });
+
+/** A receipt's columns after run_id and key, as both engines store them: the step info and options as JSON text. */
+export interface ReceiptColumns {
+  id: number;
+  fingerprint: string;
+  info: string;
+}
+
+export const receiptInfo = (r: Receipt): string => JSON.stringify({ run: r.run, defaults: r.defaults });
+
+export const storedReceipt = (r: ReceiptColumns): StoredReceipt => ({
+  id: String(r.id),
+  fingerprint: r.fingerprint,
+  ...(JSON.parse(r.info) as Omit<Receipt, 'fingerprint'>),
+});
