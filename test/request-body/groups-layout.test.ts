@@ -65,7 +65,7 @@ function chunked(rnd: () => number, bytes: Buffer): Buffer[] {
 
 /**
  * The body as the service reads one in parts: the head on its own, the groups in runs as the workers get
- * them (`workers` of them at most), each parsed as an array; undefined where the service reads it whole.
+ * them (`workers` of them at most), each group of a run parsed on its own; undefined where the service reads it whole.
  */
 function read(chunks: Buffer[], workers = 2): unknown {
   const scanner = new GroupsScanner();
@@ -77,7 +77,13 @@ function read(chunks: Buffer[], workers = 2): unknown {
     const head = JSON.parse(headText(bytes, layout)) as { groups?: unknown } | null;
     if (typeof head !== 'object' || head === null || !Array.isArray(head.groups) || head.groups.length !== 0) return undefined;
     const parts = splitLayout(layout.starts, layout.ends, workers);
-    head.groups = parts.flatMap((p) => JSON.parse(`[${bytes.toString('utf8', p.start, p.end)}]`) as unknown[]);
+    // Each group from its own range in its run, as a worker reads it; the run's bytes are the groups and the commas between.
+    head.groups = parts.flatMap((p) => {
+      const groups: unknown[] = [];
+      for (let i = 0; i < p.ranges.length; i += 2) groups.push(JSON.parse(bytes.toString('utf8', p.start + p.ranges[i]!, p.start + p.ranges[i + 1]!)));
+      if (JSON.stringify(groups) !== JSON.stringify(JSON.parse(`[${bytes.toString('utf8', p.start, p.end)}]`))) throw new Error('a run and its groups differ');
+      return groups;
+    });
     return head;
   } catch {
     return undefined;

@@ -2,7 +2,9 @@ import t from 'tap';
 import { parse } from 'secure-json-parse';
 import { benchBatch } from '../../bench/realistic-plans.js';
 import { mulberry32 } from '../../src/common/rng.js';
-import { parseSecurely } from '../../src/request-body/json.js';
+import { ServiceError } from '../../src/common/errors.js';
+import { ScorePlanGroupSchema, ScorePlanRequestSchema } from '../../src/contracts/score-plan.js';
+import { readJsonBody, readJsonElements, parseSecurely } from '../../src/request-body/json.js';
 
 const reference = (text: string) => parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
 
@@ -59,4 +61,38 @@ t.test('a realistic batch, and non-JSON, read the same', async (t) => {
   for (const text of ['', '{', 'nul', '{"a":1}}', '[1,]']) t.equal(outcome(parseSecurely, text), outcome(reference, text), text);
   t.match(outcome(parseSecurely, '{"__proto__":{"x":1}}'), /^value \{\}$/);
   t.match(outcome(parseSecurely, '{"a":{"constructor":{"prototype":{"x":1}}}}'), /^value \{"a":\{\}\}$/);
+});
+
+/** What reading gives: the value's JSON, or the error's code, message and issues. */
+function reading(f: () => unknown): string {
+  try {
+    return `value ${JSON.stringify(f())}`;
+  } catch (e) {
+    if (!(e instanceof ServiceError)) throw e;
+    return `${e.code} ${e.message} ${JSON.stringify(e.issues)}`;
+  }
+}
+
+t.test('groups read one by one come out as the body read whole: values, 400s and their paths', async (t) => {
+  const MAX_DEPTH = 8;
+  const good = benchBatch(4, 2).groups.map((g) => JSON.stringify(g));
+  const deep = JSON.stringify({ completions: ['{}'], profile: { a: [[[[[[[[1]]]]]]]] } });
+  const cases: Record<string, string[]> = {
+    valid: good,
+    'a group of the wrong shape': [good[0]!, '{"completions":[]}', good[2]!],
+    'two groups of the wrong shape': [good[0]!, '{"completions":"x"}', '{"query":1,"completions":["{}"]}'],
+    'a group nested too deep': [good[0]!, good[1]!, deep],
+    'a group that is not JSON': [good[0]!, '{"completions":[}'],
+  };
+  for (const [name, groups] of Object.entries(cases)) {
+    const whole = reading(() => readJsonBody(`{"groups":[${groups.join(',')}]}`, ScorePlanRequestSchema, MAX_DEPTH));
+    const inParts = reading(() => readJsonElements(groups, ScorePlanGroupSchema, MAX_DEPTH, ['groups'], 0));
+    // The groups on their own lack the body around them: compared as the body would hold them.
+    const asBody = inParts.startsWith('value ') ? `value {"groups":${inParts.slice(6)}}` : inParts;
+    if (name.includes('not JSON')) t.match(asBody, /^invalid_json /, name);
+    else t.equal(asBody, whole, name);
+  }
+  // A run that starts later in the body: its paths are the body's.
+  const later = reading(() => readJsonElements(['{"completions":[]}'], ScorePlanGroupSchema, MAX_DEPTH, ['groups'], 5));
+  t.match(later, /"path":"\$\.groups\[5\]\.completions"/);
 });

@@ -9,6 +9,7 @@ import { unwrap, type WorkPool } from '../pool/pool.js';
 import { joinMovable } from '../../common/movable-bytes.js';
 import { checkPlanCount, completionChars, splitGroups, type BytesPart } from './split-groups.js';
 import { evaluateGroupsTask } from '../tasks/index.js';
+import type { ScoreGroupsInput } from '../tasks/plans.js';
 
 const PARTS_IN_FLIGHT_PER_WORKER = 2;
 // Up to this much completion text a request is judged on the main thread: a one-plan request was slower
@@ -51,7 +52,7 @@ export function pooledScorer(req: RunRequest, source: ScorableGroups, settings: 
       // One failed part stops the others.
       const parts = new AbortController();
       const either = AbortSignal.any([signal, parts.signal]);
-      const run = (groups: ScorePlanRequest['groups'] | Uint8Array, first: number, transfer: ArrayBuffer[] = []) =>
+      const run = (groups: ScoreGroupsInput['groups'], first: number, transfer: ArrayBuffer[] = []) =>
         pool.run('evaluateGroupsTask', { ...task, groups, first }, either, transfer).catch((e: unknown) => {
           parts.abort(e);
           throw e;
@@ -59,9 +60,9 @@ export function pooledScorer(req: RunRequest, source: ScorableGroups, settings: 
       // A part of a body the workers share is read in place; one of bytes a worker read goes as a copy,
       // moved: the request may be judged again (memoJudge).
       const part = (bytes: Uint8Array, p: BytesPart) => {
-        if (bytes.buffer instanceof SharedArrayBuffer) return run(bytes.subarray(p.start, p.end), p.first);
+        if (bytes.buffer instanceof SharedArrayBuffer) return run({ bytes: bytes.subarray(p.start, p.end), ranges: p.ranges }, p.first);
         const copy = joinMovable([bytes.subarray(p.start, p.end)]).bytes;
-        return run(copy, p.first, [copy.buffer]);
+        return run({ bytes: copy, ranges: p.ranges }, p.first, [copy.buffer]);
       };
       const inputs =
         'groups' in source ? splitGroups(source.groups, workers).map((groups) => () => run(groups, 0)) : source.parts.map((p) => () => part(source.bytes, p));

@@ -51,6 +51,8 @@ export interface BytesPart {
   start: number;
   end: number;
   first: number;
+  /** Each group's bytes, [start, end) pairs from the run's start: a worker reads the groups one by one. */
+  ranges: number[];
 }
 
 /**
@@ -63,7 +65,15 @@ export function splitLayout(starts: readonly number[], ends: readonly number[], 
     starts.map((s, i) => ends[i]! - s),
     k,
     PART_MAX_CHARS,
-  ).map(([from, to]) => ({ start: starts[from]!, end: ends[to - 1]!, first: from }));
+  ).map(([from, to]) => runPart(starts, ends, from, to));
+}
+
+/** The groups [from, to) of those at `starts`/`ends` as one BytesPart. */
+export function runPart(starts: readonly number[], ends: readonly number[], from: number, to: number): BytesPart {
+  const start = starts[from]!;
+  const ranges: number[] = [];
+  for (let i = from; i < to; i++) ranges.push(starts[i]! - start, ends[i]! - start);
+  return { start, end: ends[to - 1]!, first: from, ranges };
 }
 
 /** Index ranges [from, to) of contiguous runs: at least `k` of about equal weight, none over `cap` unless one item is. */

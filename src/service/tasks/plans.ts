@@ -4,7 +4,7 @@ import { readJsonBody, readJsonElements } from '../../request-body/json.js';
 import { ScorePlanGroupSchema, ScorePlanRequestSchema, type ScorePlanRequest } from '../../contracts/score-plan.js';
 import { fingerprintOfParts } from '../../runs/idempotency.js';
 import { MovableWriter } from '../../common/movable-bytes.js';
-import { completionCount, splitGroups, type BytesPart } from '../score-plan/split-groups.js';
+import { completionCount, runPart, splitGroups, type BytesPart } from '../score-plan/split-groups.js';
 import { resolvePalette } from '../../plan/palette.js';
 import { parsePlan, type PlanLimits } from '../../plan/parse.js';
 import { evaluatePlanMetrics } from '../../plan-metrics/index.js';
@@ -23,12 +23,25 @@ export interface WireJudgedPlan extends Judged {
   detail: [start: number, end: number];
 }
 
+/** A run of a body's groups as the client sent them: their JSON joined by commas, each group's at `ranges` (BytesPart). */
+export interface GroupsText {
+  bytes: Uint8Array;
+  ranges: readonly number[];
+}
+
+/** Each group's JSON text of a run. */
+function groupTexts({ bytes, ranges }: GroupsText): string[] {
+  const texts: string[] = [];
+  for (let i = 0; i < ranges.length; i += 2) texts.push(utf8(bytes.subarray(ranges[i], ranges[i + 1])));
+  return texts;
+}
+
 export interface ScoreGroupsInput {
   /**
-   * The groups, or a run of them as the client sent them: their JSON joined by commas, read and checked
-   * here as the body would be (readJsonElements), the first of them the request's `first`-th group.
+   * The groups, or a run of them as the client sent them, read and checked here as the body would be
+   * (readJsonElements), the first of them the request's `first`-th group.
    */
-  groups: ScorePlanRequest['groups'] | Uint8Array;
+  groups: ScorePlanRequest['groups'] | GroupsText;
   first?: number;
   maxDepth?: number;
   palette: ScorePlanRequest['palette'];
@@ -44,16 +57,19 @@ const inner = ([start, end]: [number, number]): [number, number] => [start + 1, 
 
 /**
  * The groups' JSON texts joined by commas (JSON.stringify of the array, less its brackets), written a group
- * at a time, and where they lie: one JSON.stringify of a request's groups, megabytes, took several times
+ * at a time, and where each lies: one JSON.stringify of a request's groups, megabytes, took several times
  * as long on Node 24, and on Node 20 its text cost as much again when first read.
  */
-function writeGroups(out: MovableWriter, groups: readonly unknown[]): [number, number] {
-  const start = out.size;
+function writeGroups(out: MovableWriter, groups: readonly unknown[]): { starts: number[]; ends: number[] } {
+  const starts: number[] = [];
+  const ends: number[] = [];
   for (const [i, group] of groups.entries()) {
     if (i > 0) out.write(',');
-    out.write(JSON.stringify(group));
+    const [start, end] = out.write(JSON.stringify(group));
+    starts.push(start);
+    ends.push(end);
   }
-  return [start, out.size];
+  return { starts, ends };
 }
 
 /**
@@ -66,10 +82,9 @@ function writeGroups(out: MovableWriter, groups: readonly unknown[]): [number, n
 export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
   return task(stop, () => {
     const palette = resolvePalette(input.palette);
-    const given =
-      input.groups instanceof Uint8Array
-        ? readJsonElements(utf8(input.groups), ScorePlanGroupSchema, input.maxDepth!, ['groups'], input.first ?? 0)
-        : input.groups;
+    const given = Array.isArray(input.groups)
+      ? input.groups
+      : readJsonElements(groupTexts(input.groups), ScorePlanGroupSchema, input.maxDepth!, ['groups'], input.first ?? 0);
     const out = new MovableWriter();
     // Without the object's braces: the main thread writes the fields after the composed ones.
     const detail = (e: PlanEvaluation): [number, number] => {
@@ -112,10 +127,10 @@ export function readScorePlanTask(input: ReadScorePlanInput, stop: Stop) {
     const { groups, ...head } = body;
     const runs = splitGroups(groups, input.workers);
     const writer = new MovableWriter();
-    const ranges = runs.map((run) => writeGroups(writer, run));
+    const { starts, ends } = writeGroups(writer, groups);
     const json = writer.bytes;
-    let first = 0;
-    const parts: BytesPart[] = runs.map((run, i) => ({ start: ranges[i]![0], end: ranges[i]![1], first: (first += run.length) - run.length }));
+    let to = 0;
+    const parts: BytesPart[] = runs.map((run) => runPart(starts, ends, to, (to += run.length)));
     const out = {
       head,
       plans: completionCount(groups),
