@@ -11,7 +11,7 @@ import type { SignalCoverage } from '../personalization/reward.js';
 import { isProgrammingWord } from './topic.js';
 import { jaccard } from '../../common/jaccard.js';
 import { items } from '../personalization/signals.js';
-import { isFunctionWord, isStopword, ngramRuns, sentences, stem, stemsMatch, words, type Word } from './text.js';
+import { firstTouched, isFunctionWord, isStopword, sentences, stem, stemsMatch, WordRuns, words } from './text.js';
 import { GAMING_THRESHOLDS, READING as R } from './thresholds.js';
 
 /** What the signals read of a rollout group besides its plans: built once per group. */
@@ -20,7 +20,7 @@ export interface GamingContext {
   /** Stems of the query's own words (not profile phrases, cues or function words); null without a query. */
   queryStems: string[] | null;
   /** Word runs of the query and the profile, to tell text a plan copied from its own. */
-  copySource: Set<string>;
+  copySource: WordRuns;
   /** Words of the profile's tags, skills and signals: named, they are the profile's words, not the plan's. */
   profileWords: Set<string>;
   /** Plan fields already read, by text. */
@@ -77,7 +77,7 @@ function profileText(profile: Profile | undefined): string {
     .join('\n');
 }
 
-const plainWords = (text: string) => words(text.toLowerCase()).map((w) => w.text);
+const plainWords = (text: string) => words(text.toLowerCase()).texts;
 
 /** The named items of a profile: its tags, skills and signals (a bare list is the tags). */
 function profileItems(profile: Profile | undefined): string[] {
@@ -87,8 +87,8 @@ function profileItems(profile: Profile | undefined): string[] {
 }
 
 export function gamingContext(query: string | null | undefined, profile: Profile | undefined, coverage: SignalCoverage | null): GamingContext {
-  const copySource = new Set<string>();
-  for (const text of [query ?? '', ...profileText(profile).split('\n')]) for (const g of ngramRuns(plainWords(text), R.copiedRun)) copySource.add(g);
+  const copySource = new WordRuns(R.copiedRun);
+  for (const text of [query ?? '', ...profileText(profile).split('\n')]) copySource.addAll(plainWords(text));
   const profileWords = new Set(
     [...profileItems(profile), ...(coverage?.signals.flatMap((s) => s.phrases) ?? [])].flatMap(plainWords).filter((w) => !isFunctionWord(w)),
   );
@@ -96,7 +96,12 @@ export function gamingContext(query: string | null | undefined, profile: Profile
   const own = { coverage, copySource, profileWords, fields: fields(), topic: topicMarks() };
   if (!query) return { ...own, queryStems: null };
   const ownWords: string[] = [];
-  readSentence(query, { coverage, queryStems: null, copySource: new Set(), profileWords: new Set(), fields: fields(), topic: topicMarks() }, false, ownWords);
+  readSentence(
+    query,
+    { coverage, queryStems: null, copySource: new WordRuns(R.copiedRun), profileWords: new Set(), fields: fields(), topic: topicMarks() },
+    false,
+    ownWords,
+  );
   const stems = [...new Set(ownWords.map(stem))];
   return { ...own, queryStems: stems.length > 0 ? stems : null };
 }
@@ -119,7 +124,7 @@ interface RawSentence {
   named: ReadonlySet<string>;
 
   /** The phases its cues name. */
-  phases: Set<Phase>;
+  phases: ReadonlySet<Phase>;
   /** Whether it asks the learner something. */
   asks: boolean;
   /** Whether it names a programming word or the query. */
@@ -167,43 +172,29 @@ function settled(raw: RawSentence, onTopic: boolean): Sentence {
 const ASKS_LEARNER =
   /\?|\b(?:ask|asks|asking|question|questions|quiz|quizzes|survey|interview|find out|what (?:the (?:learner|student|user)|they|you) (?:already )?(?:know|knows|use|uses|used|tried|understand))\b/i;
 
-/** For each character of a text, the index of the word it belongs to (−1 between words). */
-function wordAt(length: number, ws: readonly Word[]): Int32Array {
-  const at = new Int32Array(length).fill(-1);
-  for (let i = 0; i < ws.length; i++) at.fill(i, ws[i]!.start, ws[i]!.end);
-  return at;
-}
-
-/** The words a span of characters touches. */
-function covered(at: Int32Array, start: number, end: number): number[] {
-  const hit: number[] = [];
-  for (let c = start; c < end; c++) {
-    const i = at[c]!;
-    if (i >= 0 && hit.at(-1) !== i) hit.push(i);
-  }
-  return hit;
-}
-
-// What each word of a text can be, whatever the group: grammar, a word about nothing (a generic word or a
-// number), or one that may say what the text is about.
+// What each word of a text is, whatever the group, in the low bits of its flags: grammar, a word about
+// nothing (a generic word or a number), or one that may say what the text is about. The high bits say
+// whether a phase cue covers it and whether it is a programming word.
 const GRAMMAR = 0;
 const GENERIC = 1;
 const TOPICAL = 2;
+const KIND = 3;
+const IN_CUE = 4;
+const PROGRAMMING = 8;
+
+const NO_PHASES: ReadonlySet<Phase> = new Set();
 
 /** What a sentence's text says whatever the group: its words, cues and programming words. */
 interface Text {
   lowered: string;
-  ws: Word[];
   plain: string[];
-  kind: Uint8Array;
-  /** Each run of `READING.copiedRun` words, joined by spaces, by its first word: how copied runs are looked up. */
-  runs: string[];
-  at: Int32Array;
-  inCue: boolean[];
-  phases: Set<Phase>;
+  /** Where each word lies (Words). */
+  bounds: number[];
+  /** Per word: its kind, IN_CUE, PROGRAMMING. */
+  flags: Uint8Array;
+  phases: ReadonlySet<Phase>;
   asks: boolean;
   stems: string[];
-  programming: boolean[];
 }
 
 // Plans repeat their sentences across groups (templates, stock phrasings): the group-free reading is kept.
@@ -216,34 +207,29 @@ function readText(text: string, label: boolean): Text {
   if (t === undefined) {
     if (cache.size >= TEXT_CACHE_MAX) cache.clear();
     const lowered = text.toLowerCase();
-    const ws = words(lowered);
-    const at = wordAt(lowered.length, ws);
-    const inCue = new Array<boolean>(ws.length).fill(false);
-    const phases = new Set<Phase>();
+    const { texts: plain, bounds } = words(lowered);
+    const n = plain.length;
+    const flags = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      const w = plain[i]!;
+      flags[i] = (isFunctionWord(w) ? GRAMMAR : isStopword(w) || /^\d+$/.test(w) ? GENERIC : TOPICAL) | (isProgrammingWord(w) ? PROGRAMMING : 0);
+    }
+    // Most sentences name no phase: they share one empty set.
+    let phases: Set<Phase> | undefined;
     if (!label) {
       for (const span of cueSpans(lowered)) {
-        phases.add(span.phase);
-        for (const i of covered(at, span.start, span.end)) inCue[i] = true;
+        (phases ??= new Set()).add(span.phase);
+        for (let i = firstTouched(bounds, span.start); i < n && bounds[2 * i]! < span.end; i++) flags[i]! |= IN_CUE;
       }
-    }
-    const plain = ws.map((w) => w.text);
-    const kind = new Uint8Array(plain.length);
-    for (let i = 0; i < plain.length; i++) {
-      const w = plain[i]!;
-      kind[i] = isFunctionWord(w) ? GRAMMAR : isStopword(w) || /^\d+$/.test(w) ? GENERIC : TOPICAL;
     }
     t = {
       lowered,
-      ws,
       plain,
-      kind,
-      runs: ngramRuns(plain, R.copiedRun),
-      at,
-      inCue,
-      phases,
+      bounds,
+      flags,
+      phases: phases ?? NO_PHASES,
       asks: ASKS_LEARNER.test(text),
       stems: plain.map(stem),
-      programming: plain.map(isProgrammingWord),
     };
     cache.set(text, t);
   }
@@ -263,22 +249,19 @@ const NO_NAMES: ReadonlySet<string> = new Set();
  * receives the sentence's own words.
  */
 function readSentence(text: string, ctx: GamingContext, label: boolean, own?: string[]): RawSentence {
-  const { lowered, ws, plain, kind, runs, at, inCue, phases, asks, stems, programming } = readText(text, label);
-  const n = ws.length;
+  const { lowered, plain, bounds, flags, phases, asks, stems } = readText(text, label);
+  const n = plain.length;
   if (marks.length < n) marks = new Uint8Array(2 * n);
   marks.fill(0, 0, n);
-  const mark = (start: number, end: number, bit: number) => {
-    for (let c = start; c < end; c++) if (at[c]! >= 0) marks[at[c]!]! |= bit;
-  };
   const spans = ctx.coverage?.phraseSpans(lowered) ?? NO_SPANS;
-  for (const span of spans) mark(span.start, span.end, IN_SIGNAL);
+  for (const span of spans) for (let i = firstTouched(bounds, span.start); i < n && bounds[2 * i]! < span.end; i++) marks[i]! |= IN_SIGNAL;
   // A run shared with the query or profile is copied when it carries a word besides profile phrases and
   // grammar: "in Objective-C" is how anyone names the learner's language, not a paste.
-  if (ctx.copySource.size > 0) {
-    for (let i = 0; i < runs.length; i++) {
+  if (!ctx.copySource.empty) {
+    for (let i = 0; i + R.copiedRun <= n; i++) {
       let carries = false;
-      for (let j = i; j < i + R.copiedRun && !carries; j++) carries = (marks[j]! & IN_SIGNAL) === 0 && kind[j] !== GRAMMAR;
-      if (carries && ctx.copySource.has(runs[i]!)) for (let j = i; j < i + R.copiedRun; j++) marks[j]! |= COPIED;
+      for (let j = i; j < i + R.copiedRun && !carries; j++) carries = (marks[j]! & IN_SIGNAL) === 0 && (flags[j]! & KIND) !== GRAMMAR;
+      if (carries && ctx.copySource.has(plain, i)) for (let j = i; j < i + R.copiedRun; j++) marks[j]! |= COPIED;
     }
   }
   let named: Set<string> | undefined;
@@ -286,7 +269,7 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
     const id = ctx.coverage!.signalOf(span.phrase)?.id;
     if (id === undefined) continue;
     let copied = false;
-    for (let c = span.start; c < span.end && !copied; c++) copied = at[c]! >= 0 && (marks[at[c]!]! & COPIED) !== 0;
+    for (let i = firstTouched(bounds, span.start); i < n && bounds[2 * i]! < span.end && !copied; i++) copied = (marks[i]! & COPIED) !== 0;
     if (!copied) (named ??= new Set()).add(id);
   }
   let grammar = 0;
@@ -301,7 +284,8 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
   const q = ctx.queryStems;
   let queryWords = 0;
   for (let i = 0; i < n; i++) {
-    const k = kind[i];
+    const f = flags[i]!;
+    const k = f & KIND;
     if (k === GRAMMAR) {
       grammar++;
       continue;
@@ -309,7 +293,7 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
     content++;
     const m = marks[i]!;
     if (m & IN_SIGNAL) signalWords++;
-    if (m & IN_SIGNAL || inCue[i]) keywords++;
+    if (m & IN_SIGNAL || f & IN_CUE) keywords++;
     else if (k === TOPICAL) {
       const s = stems[i]!;
       const id = topicId(ctx.topic, s);
@@ -317,7 +301,7 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
         topics.push(id);
         if (q?.some((x) => stemsMatch(s, x))) queryWords++;
       }
-      onTopic ||= programming[i]!;
+      onTopic ||= (f & PROGRAMMING) !== 0;
       if (m & COPIED) keywords++;
       else if (!ctx.profileWords.has(plain[i]!)) {
         ownWords++;
@@ -348,7 +332,7 @@ function wordSet(instruction: string): Set<string> {
   let set = wordSets.get(instruction);
   if (set === undefined) {
     if (wordSets.size >= TEXT_CACHE_MAX) wordSets.clear();
-    set = new Set(words(instruction.toLowerCase()).map((w) => w.text));
+    set = new Set(words(instruction.toLowerCase()).texts);
     wordSets.set(instruction, set);
   }
   return set;

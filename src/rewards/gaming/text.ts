@@ -3,20 +3,47 @@ import { porterStem } from '../../metrics/text/porter.js';
 // Words of plan text as the gaming signals read them: lowercased, with their places, so that the profile's
 // phrases and the phase cues (found by their own matchers) can be laid over them.
 
-export interface Word {
-  text: string;
-  start: number;
-  end: number;
+/** The words of a lowered text, and where word i lies: [bounds[2i], bounds[2i + 1]). */
+export interface Words {
+  texts: string[];
+  bounds: number[];
 }
 
-// "dataframe.groupby" and "objective-c" are two words each: a profile phrase inside one leaves the other its own.
-const WORD = /[a-z0-9][a-z0-9+#]*(?:'[a-z]+)?/g;
+const isLetter = (c: number) => c >= 97 && c <= 122; // a-z
+const isAlnum = (c: number) => isLetter(c) || (c >= 48 && c <= 57); // a-z0-9
+const inWord = (c: number) => isAlnum(c) || c === 43 || c === 35; // a-z0-9+#
 
-export function words(lowered: string): Word[] {
-  const out: Word[] = [];
-  WORD.lastIndex = 0;
-  for (let m = WORD.exec(lowered); m !== null; m = WORD.exec(lowered)) out.push({ text: m[0], start: m.index, end: m.index + m[0].length });
-  return out;
+/**
+ * The matches of /[a-z0-9][a-z0-9+#]*(?:'[a-z]+)?/g, scanned by hand: the match arrays of the regex were
+ * most of what reading a plan's text allocated. "dataframe.groupby" and "objective-c" are two words each:
+ * a profile phrase inside one leaves the other its own.
+ */
+export function words(lowered: string): Words {
+  const texts: string[] = [];
+  const bounds: number[] = [];
+  // charCodeAt past the end is NaN, which no test accepts.
+  for (let i = 0; i < lowered.length; ) {
+    if (!isAlnum(lowered.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i++;
+    while (inWord(lowered.charCodeAt(i))) i++;
+    if (lowered.charCodeAt(i) === 39 /* ' */ && isLetter(lowered.charCodeAt(i + 1))) {
+      i += 2;
+      while (isLetter(lowered.charCodeAt(i))) i++;
+    }
+    texts.push(lowered.slice(start, i));
+    bounds.push(start, i);
+  }
+  return { texts, bounds };
+}
+
+/** The first word that ends after `start`: it and the next ones that begin before a span's end are the words the span touches. */
+export function firstTouched(bounds: readonly number[], start: number): number {
+  let i = 0;
+  while (2 * i < bounds.length && bounds[2 * i + 1]! <= start) i++;
+  return i;
 }
 
 /** Sentences of a field: a keyword list hidden after a real sentence ("… edge cases., Java") is its own unit. */
@@ -71,9 +98,37 @@ export function stem(w: string): string {
   return s;
 }
 
-/** The word n-gram starting at each word of a text, joined by spaces, for finding runs copied from it. */
-export function ngramRuns(ws: readonly string[], n: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i + n <= ws.length; i++) out.push(n === 2 ? `${ws[i]} ${ws[i + 1]}` : ws.slice(i, i + n).join(' '));
-  return out;
+type Trie = Map<string, Trie>;
+
+/**
+ * Runs of `n` consecutive words of some texts, kept as a trie of their words: a run is looked up word by
+ * word, without joining it into a string first (one string per word of every text read, most never seen again).
+ */
+export class WordRuns {
+  private readonly root: Trie = new Map();
+
+  constructor(readonly n: number) {}
+
+  get empty(): boolean {
+    return this.root.size === 0;
+  }
+
+  /** Adds every run of `ws`. */
+  addAll(ws: readonly string[]): void {
+    for (let i = 0; i + this.n <= ws.length; i++) {
+      let t = this.root;
+      for (let j = i; j < i + this.n; j++) {
+        let next = t.get(ws[j]!);
+        if (next === undefined) t.set(ws[j]!, (next = new Map()));
+        t = next;
+      }
+    }
+  }
+
+  /** Whether the run of `ws` starting at word `i` was added. */
+  has(ws: readonly string[], i: number): boolean {
+    let t: Trie | undefined = this.root;
+    for (let j = i; j < i + this.n && t !== undefined; j++) t = t.get(ws[j]!);
+    return t !== undefined;
+  }
 }

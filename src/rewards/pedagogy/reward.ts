@@ -12,16 +12,16 @@ const CUES = new RegExp(`\\b(?:${ALL_PHASES.map((p) => `(${PHASE_CUES[p].join('|
 
 type StepPhases = PedagogyReward['steps'][number];
 
+/** The index in ALL_PHASES of the phase whose cue a match of CUES is. */
+function phaseOf(m: RegExpExecArray): number {
+  let i = 0;
+  while (m[i + 1] === undefined) i++;
+  return i;
+}
+
 function scan(text: string, bits: number): number {
   CUES.lastIndex = 0;
-  for (let m = CUES.exec(text); m !== null; m = CUES.exec(text)) {
-    for (let i = 0; i < ALL_PHASES.length; i++) {
-      if (m[i + 1] !== undefined) {
-        bits |= 1 << i;
-        break;
-      }
-    }
-  }
+  for (let m = CUES.exec(text); m !== null; m = CUES.exec(text)) bits |= 1 << phaseOf(m);
   return bits;
 }
 
@@ -30,8 +30,7 @@ export function cueSpans(text: string): { phase: Phase; start: number; end: numb
   const out: { phase: Phase; start: number; end: number }[] = [];
   CUES.lastIndex = 0;
   for (let m = CUES.exec(text); m !== null; m = CUES.exec(text)) {
-    const i = m.slice(1).findIndex((g) => g !== undefined);
-    out.push({ phase: ALL_PHASES[i]!, start: m.index, end: m.index + m[0].length });
+    out.push({ phase: ALL_PHASES[phaseOf(m)]!, start: m.index, end: m.index + m[0].length });
   }
   return out;
 }
