@@ -57,14 +57,24 @@ export interface Defects {
   dangling?: boolean;
 }
 
-export function realisticPlan(rand: () => number, defects: Defects = {}): Plan {
+// Words that make each sentence of a plan its own (`ownWording`): a model words every sample differently,
+// while the templates above repeat each sentence across plans, which the scorer's caches of read text
+// serve from memory.
+const OWN_WORDS = (
+  'apple river stone cloud maple orange silver forest window garden candle mirror rocket bridge copper velvet ' +
+  'meadow harbor lantern pepper marble falcon thunder willow crystal ember glacier hollow island jungle kettle ' +
+  'lemon magnet nectar orbit pebble quartz raven saddle timber amber vessel walnut canyon zephyr anchor basil cedar dune'
+).split(' ');
+
+export function realisticPlan(rand: () => number, defects: Defects = {}, ownWording = false): Plan {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const own = (text: string) => (ownWording ? text.replace(/\.?$/, () => `, as in the ${pick(OWN_WORDS)} ${pick(OWN_WORDS)} ${pick(OWN_WORDS)} case.`) : text);
   const topic = pick(TOPICS);
   const agents = [
     {
       id: 'tutor',
       role: `${topic} tutor`,
-      goal: `Teach ${topic} to the learner`,
+      goal: own(`Teach ${topic} to the learner`),
       backstory: 'Patient senior engineer and mentor.',
       tools: ['CodeDocsSearchTool', 'CodeInterpreterTool', 'FirecrawlSearchTool'],
     },
@@ -72,9 +82,9 @@ export function realisticPlan(rand: () => number, defects: Defects = {}): Plan {
     { id: 'reviewer', role: 'Code reviewer', goal: 'Check solutions and consolidate learning', tools: ['FileReadTool', 'CodeInterpreterTool'] },
   ];
   const subtasks = [
-    { id: 'sub1', name: 'Assess background', objective: `Find what the learner knows about ${topic}`, agent: 'tutor' },
-    { id: 'sub2', name: 'Explain and demonstrate', objective: `Show ${topic} in action`, agent: 'tutor' },
-    { id: 'sub3', name: 'Guided practice', objective: `Learner applies ${topic}`, agent: 'coach' },
+    { id: 'sub1', name: 'Assess background', objective: own(`Find what the learner knows about ${topic}`), agent: 'tutor' },
+    { id: 'sub2', name: 'Explain and demonstrate', objective: own(`Show ${topic} in action`), agent: 'tutor' },
+    { id: 'sub3', name: 'Guided practice', objective: own(`Learner applies ${topic}`), agent: 'coach' },
     { id: 'sub4', name: 'Review and consolidate', objective: 'Verify and summarize', agent: 'reviewer' },
   ];
   const steps: Step[] = PHASE_SEQ.map((phase, i) => {
@@ -86,8 +96,8 @@ export function realisticPlan(rand: () => number, defects: Defects = {}): Plan {
       id: `step${i + 1}`,
       subtask,
       agent,
-      instruction: pick(INSTRUCTIONS[phase]!).replace('{t}', topic),
-      expected_output: rand() < 0.6 ? `A short ${phase} artefact about ${topic}.` : undefined,
+      instruction: own(pick(INSTRUCTIONS[phase]!).replace('{t}', topic)),
+      expected_output: rand() < 0.6 ? own(`A short ${phase} artefact about ${topic}.`) : undefined,
       tool: rand() < 0.5 ? pick(tools) : null,
       depends_on: deps,
       human_input: phase === 'activation' || (phase === 'application' && rand() < 0.5),
@@ -119,7 +129,8 @@ export const BENCH_PROFILES = [
   { tags: ['c++', 'recursion'], skills: ['algorithms'], signals: ['visual explanations'] },
 ];
 
-export function benchBatch(groups: number, perGroup: number, seed = 7) {
+/** `ownWording`: every sentence of every plan is its own (OWN_WORDS), as a model's samples are. */
+export function benchBatch(groups: number, perGroup: number, seed = 7, ownWording = false) {
   const rand = mulberry32(seed);
   return {
     groups: Array.from({ length: groups }, (_, g) => ({
@@ -128,7 +139,7 @@ export function benchBatch(groups: number, perGroup: number, seed = 7) {
       profile: BENCH_PROFILES[g % BENCH_PROFILES.length]!,
       completions: Array.from({ length: perGroup }, () => {
         const r = rand();
-        return asCompletion(realisticPlan(rand, { cycle: r < 0.1, badTool: r >= 0.1 && r < 0.2, dangling: r >= 0.2 && r < 0.25 }), rand);
+        return asCompletion(realisticPlan(rand, { cycle: r < 0.1, badTool: r >= 0.1 && r < 0.2, dangling: r >= 0.2 && r < 0.25 }, ownWording), rand);
       }),
     })),
   };

@@ -29,8 +29,8 @@ const completions = batch.groups.flatMap((g) => g.completions);
 // The JSON payload of every completion: the same bytes the scorer has to parse.
 const payloads = completions.map((c) => c.slice(c.indexOf('{'), c.lastIndexOf('}') + 1));
 
-function parseAll(): void {
-  for (const p of payloads) {
+function parseAll(texts = payloads): void {
+  for (const p of texts) {
     try {
       JSON.parse(p);
     } catch {
@@ -40,10 +40,20 @@ function parseAll(): void {
 }
 const scoreAll = () => scoreGroups(batch, limits, DEFAULT_SCORING);
 
+// The same batch with every sentence its own (benchBatch's ownWording), as a model's samples are: the
+// templates repeat each sentence across plans, which the scorer reads once and keeps. Eight such batches
+// taken in turn, so no round finds the text of the round before.
+const ownBatches = Array.from({ length: 8 }, (_, i) => {
+  const own = benchBatch(64, 8, 100 + i, true);
+  return { batch: own, payloads: own.groups.flatMap((g) => g.completions).map((c) => c.slice(c.indexOf('{'), c.lastIndexOf('}') + 1)) };
+});
+
 // Interleaved rounds: parse and score see the same machine state, so their ratio is stable on a noisy host.
 const parseMs: number[] = [];
 const scoreMs: number[] = [];
 const ratios: number[] = [];
+const ownScoreMs: number[] = [];
+const ownRatios: number[] = [];
 for (let i = 0; i < ROUNDS + 10; i++) {
   let t = performance.now();
   parseAll();
@@ -51,10 +61,19 @@ for (let i = 0; i < ROUNDS + 10; i++) {
   t = performance.now();
   scoreAll();
   const s = performance.now() - t;
+  const own = ownBatches[i % ownBatches.length]!;
+  t = performance.now();
+  parseAll(own.payloads);
+  const ownP = performance.now() - t;
+  t = performance.now();
+  scoreGroups(own.batch, limits, DEFAULT_SCORING);
+  const ownS = performance.now() - t;
   if (i < 10) continue; // warm-up
   parseMs.push(p);
   scoreMs.push(s);
   ratios.push(s / p);
+  ownScoreMs.push(ownS);
+  ownRatios.push(ownS / ownP);
 }
 
 // Over HTTP the service runs in its own process exactly as `npm start` runs it, and a fresh client process
@@ -65,7 +84,8 @@ const HTTP_LARGE_ROUNDS = Number(process.env.BENCH_HTTP_LARGE_ROUNDS ?? 10);
 // passed) before each of its requests.
 const PAUSE_MS = Number(process.env.BENCH_PAUSE_MS ?? 8000);
 const PAUSED_ROUNDS = Number(process.env.BENCH_PAUSED_ROUNDS ?? 5);
-async function httpLatencies(): Promise<{ ms: number[]; largeMs: number[]; pausedMs: number[]; responseBytes: number; largeBytes: number }> {
+const OWN_HTTP_ROUNDS = Number(process.env.BENCH_OWN_HTTP_ROUNDS ?? 4);
+async function httpLatencies(): Promise<{ ms: number[]; largeMs: number[]; pausedMs: number[]; ownMs: number[]; responseBytes: number; largeBytes: number }> {
   const { base, child } = await startBuiltService();
   try {
     const body = JSON.stringify(batch);
@@ -75,7 +95,16 @@ async function httpLatencies(): Promise<{ ms: number[]; largeMs: number[]; pause
     // The small request alone for the rest of its rounds, again from a fresh client.
     const [more] = await freshClientMs(`${base}/score-plan`, [{ body }], HTTP_ROUNDS - HTTP_LARGE_ROUNDS);
     const [paused] = await freshClientMs(`${base}/score-plan`, [{ body }], PAUSED_ROUNDS, 0, PAUSE_MS);
-    return { ms: [...ms!, ...more!], largeMs: largeMs!, pausedMs: paused!, responseBytes, largeBytes: large.length };
+    // The batches whose sentences are each plan's own, in turn: none finds its text in the workers' caches.
+    const ownMs = (
+      await freshClientMs(
+        `${base}/score-plan`,
+        ownBatches.map((o) => ({ body: JSON.stringify(o.batch) })),
+        OWN_HTTP_ROUNDS,
+        1,
+      )
+    ).flat();
+    return { ms: [...ms!, ...more!], largeMs: largeMs!, pausedMs: paused!, ownMs, responseBytes, largeBytes: large.length };
   } finally {
     child.kill('SIGTERM');
   }
@@ -91,10 +120,15 @@ const results = {
   in_process_ms: { p50: median(scoreMs), p99: quantile(scoreMs, 0.99) },
   in_process_plans_per_s: Math.round(plans / (median(scoreMs) / 1000)),
   score_to_parse_ratio: { p50: median(ratios), p10: quantile(ratios, 0.1), p90: quantile(ratios, 0.9) },
+  own_wording: {
+    in_process_ms: { p50: median(ownScoreMs) },
+    score_to_parse_ratio: { p50: median(ownRatios), p10: quantile(ownRatios, 0.1), p90: quantile(ownRatios, 0.9) },
+  },
   http_rounds: HTTP_ROUNDS,
   http_ms: { p50: median(http.ms), p99: quantile(http.ms, 0.99) },
   http_plans_per_s: Math.round(plans / (median(http.ms) / 1000)),
   response_bytes: http.responseBytes,
+  http_own_wording: { requests: http.ownMs.length, ms: { p50: median(http.ownMs), p99: quantile(http.ownMs, 0.99) } },
   http_after_pause: { pause_ms: PAUSE_MS, rounds: PAUSED_ROUNDS, ms: { p50: median(http.pausedMs), max: Math.max(...http.pausedMs) } },
   http_4096: {
     body_bytes: http.largeBytes,
@@ -110,8 +144,10 @@ console.log(
   [
     `in process : p50 ${fmt(results.in_process_ms.p50)} ms, p99 ${fmt(results.in_process_ms.p99)} ms, ${results.in_process_plans_per_s} plans/s`,
     `JSON.parse : p50 ${fmt(results.json_parse_ms.p50)} ms; scoring/parse ratio p50 ${fmt(results.score_to_parse_ratio.p50)} (target ≤ 3)`,
+    `own text   : p50 ${fmt(results.own_wording.in_process_ms.p50)} ms; scoring/parse ratio p50 ${fmt(results.own_wording.score_to_parse_ratio.p50)}, every sentence its own`,
     `HTTP       : p50 ${fmt(results.http_ms.p50)} ms, p99 ${fmt(results.http_ms.p99)} ms (target p50 < 35 ms), ${results.http_plans_per_s} plans/s, from a fresh client`,
     `HTTP 4,096 : p50 ${fmt(results.http_4096.ms.p50)} ms; per plan ${fmt(results.http_4096.per_plan_ratio)}× a 512-plan request's (target ≤ 1.1)`,
+    `HTTP own   : p50 ${fmt(results.http_own_wording.ms.p50)} ms, every sentence its own`,
     `HTTP paused: p50 ${fmt(results.http_after_pause.ms.p50)} ms, max ${fmt(results.http_after_pause.ms.max)} ms, each request after ${PAUSE_MS / 1000} s of rest`,
   ].join('\n'),
 );
