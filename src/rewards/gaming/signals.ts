@@ -10,6 +10,7 @@ import { cueSpans } from '../pedagogy/reward.js';
 import type { SignalCoverage } from '../personalization/reward.js';
 import { isProgrammingWord } from './topic.js';
 import { jaccard } from '../../common/jaccard.js';
+import { RepeatCache } from '../../common/repeat-cache.js';
 import { items } from '../personalization/signals.js';
 import { firstTouched, isFunctionWord, isStopword, sentences, stem, stemsMatch, WordRuns, words } from './text.js';
 import { GAMING_THRESHOLDS, READING as R } from './thresholds.js';
@@ -197,43 +198,41 @@ interface Text {
   stems: string[];
 }
 
-// Plans repeat their sentences across groups (templates, stock phrasings): the group-free reading is kept.
-const texts = { sentences: new Map<string, Text>(), labels: new Map<string, Text>() };
+// Plans repeat their sentences across groups (templates, stock phrasings): the group-free reading of a text
+// that repeats is kept.
 const TEXT_CACHE_MAX = 4096;
+const texts = { sentences: new RepeatCache<Text>(TEXT_CACHE_MAX), labels: new RepeatCache<Text>(TEXT_CACHE_MAX) };
 
-function readText(text: string, label: boolean): Text {
-  const cache = label ? texts.labels : texts.sentences;
-  let t = cache.get(text);
-  if (t === undefined) {
-    if (cache.size >= TEXT_CACHE_MAX) cache.clear();
-    const lowered = text.toLowerCase();
-    const { texts: plain, bounds } = words(lowered);
-    const n = plain.length;
-    const flags = new Uint8Array(n);
-    for (let i = 0; i < n; i++) {
-      const w = plain[i]!;
-      flags[i] = (isFunctionWord(w) ? GRAMMAR : isStopword(w) || /^\d+$/.test(w) ? GENERIC : TOPICAL) | (isProgrammingWord(w) ? PROGRAMMING : 0);
-    }
-    // Most sentences name no phase: they share one empty set.
-    let phases: Set<Phase> | undefined;
-    if (!label) {
-      for (const span of cueSpans(lowered)) {
-        (phases ??= new Set()).add(span.phase);
-        for (let i = firstTouched(bounds, span.start); i < n && bounds[2 * i]! < span.end; i++) flags[i]! |= IN_CUE;
-      }
-    }
-    t = {
-      lowered,
-      plain,
-      bounds,
-      flags,
-      phases: phases ?? NO_PHASES,
-      asks: ASKS_LEARNER.test(text),
-      stems: plain.map(stem),
-    };
-    cache.set(text, t);
+const readText = (text: string, label: boolean): Text => (label ? texts.labels.get(text, readLabel) : texts.sentences.get(text, readSentenceText));
+const readLabel = (text: string) => textOf(text, true);
+const readSentenceText = (text: string) => textOf(text, false);
+
+function textOf(text: string, label: boolean): Text {
+  const lowered = text.toLowerCase();
+  const { texts: plain, bounds } = words(lowered);
+  const n = plain.length;
+  const flags = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const w = plain[i]!;
+    flags[i] = (isFunctionWord(w) ? GRAMMAR : isStopword(w) || /^\d+$/.test(w) ? GENERIC : TOPICAL) | (isProgrammingWord(w) ? PROGRAMMING : 0);
   }
-  return t;
+  // Most sentences name no phase: they share one empty set.
+  let phases: Set<Phase> | undefined;
+  if (!label) {
+    for (const span of cueSpans(lowered)) {
+      (phases ??= new Set()).add(span.phase);
+      for (let i = firstTouched(bounds, span.start); i < n && bounds[2 * i]! < span.end; i++) flags[i]! |= IN_CUE;
+    }
+  }
+  return {
+    lowered,
+    plain,
+    bounds,
+    flags,
+    phases: phases ?? NO_PHASES,
+    asks: ASKS_LEARNER.test(text),
+    stems: plain.map(stem),
+  };
 }
 
 // Per-word marks of the sentence being read (a profile phrase covers it, it lies in a copied run), reused
@@ -328,16 +327,9 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
 }
 
 /** The set of an instruction's words, for telling repeated steps apart. */
-function wordSet(instruction: string): Set<string> {
-  let set = wordSets.get(instruction);
-  if (set === undefined) {
-    if (wordSets.size >= TEXT_CACHE_MAX) wordSets.clear();
-    set = new Set(words(instruction.toLowerCase()).texts);
-    wordSets.set(instruction, set);
-  }
-  return set;
-}
-const wordSets = new Map<string, Set<string>>();
+const wordSet = (instruction: string): Set<string> => wordSets.get(instruction, readWordSet);
+const readWordSet = (instruction: string) => new Set(words(instruction.toLowerCase()).texts);
+const wordSets = new RepeatCache<Set<string>>(TEXT_CACHE_MAX);
 
 // A group's plans are read against one context, so the cache lives there, bounded.
 const FIELD_CACHE_MAX = 2048;
@@ -452,7 +444,7 @@ export function readGaming(
       const a = sets[i]!.size;
       const b = sets[j]!.size;
       if (a < R.duplicateMinWords || Math.min(a, b) < R.duplicateJaccard * Math.max(a, b)) continue;
-      // One instruction text is one set (wordSet keeps them): a step repeated word for word needs no count.
+      // An instruction text seen before is one set (wordSet keeps it): a step repeated word for word needs no count.
       if (sets[i] === sets[j] || jaccard(sets[i]!, sets[j]!) >= R.duplicateJaccard) {
         repeats.push(plan.steps[j]!.id);
         break;
