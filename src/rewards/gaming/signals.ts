@@ -12,7 +12,7 @@ import { isProgrammingWord } from './topic.js';
 import { jaccard } from '../../common/jaccard.js';
 import { RepeatCache } from '../../common/repeat-cache.js';
 import { items } from '../personalization/signals.js';
-import { firstTouched, isFunctionWord, isStopword, sentences, stem, stemsMatch, WordRuns, words } from './text.js';
+import { isFunctionWord, isStopword, sentences, stem, stemsMatch, touched, WordRuns, words } from './text.js';
 import { GAMING_THRESHOLDS, READING as R } from './thresholds.js';
 
 /** What the signals read of a rollout group besides its plans: built once per group. */
@@ -221,7 +221,8 @@ function textOf(text: string, label: boolean): Text {
   if (!label) {
     for (const span of cueSpans(lowered)) {
       (phases ??= new Set()).add(span.phase);
-      for (let i = firstTouched(bounds, span.start); i < n && bounds[2 * i]! < span.end; i++) flags[i]! |= IN_CUE;
+      const [from, to] = touched(bounds, span.start, span.end);
+      for (let i = from; i < to; i++) flags[i]! |= IN_CUE;
     }
   }
   return {
@@ -253,7 +254,10 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
   if (marks.length < n) marks = new Uint8Array(2 * n);
   marks.fill(0, 0, n);
   const spans = ctx.coverage?.phraseSpans(lowered) ?? NO_SPANS;
-  for (const span of spans) for (let i = firstTouched(bounds, span.start); i < n && bounds[2 * i]! < span.end; i++) marks[i]! |= IN_SIGNAL;
+  for (const span of spans) {
+    const [from, to] = touched(bounds, span.start, span.end);
+    for (let i = from; i < to; i++) marks[i]! |= IN_SIGNAL;
+  }
   // A run shared with the query or profile is copied when it carries a word besides profile phrases and
   // grammar: "in Objective-C" is how anyone names the learner's language, not a paste.
   if (!ctx.copySource.empty) {
@@ -268,7 +272,8 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
     const id = ctx.coverage!.signalOf(span.phrase)?.id;
     if (id === undefined) continue;
     let copied = false;
-    for (let i = firstTouched(bounds, span.start); i < n && bounds[2 * i]! < span.end && !copied; i++) copied = (marks[i]! & COPIED) !== 0;
+    const [from, to] = touched(bounds, span.start, span.end);
+    for (let i = from; i < to && !copied; i++) copied = (marks[i]! & COPIED) !== 0;
     if (!copied) (named ??= new Set()).add(id);
   }
   let grammar = 0;

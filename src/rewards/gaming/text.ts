@@ -39,11 +39,14 @@ export function words(lowered: string): Words {
   return { texts, bounds };
 }
 
-/** The first word that ends after `start`: it and the next ones that begin before a span's end are the words the span touches. */
-export function firstTouched(bounds: readonly number[], start: number): number {
-  let i = 0;
-  while (2 * i < bounds.length && bounds[2 * i + 1]! <= start) i++;
-  return i;
+/** The words a span of characters [start, end) touches, as word indices [from, to). */
+export function touched(bounds: readonly number[], start: number, end: number): [from: number, to: number] {
+  const n = bounds.length / 2;
+  let from = 0;
+  while (from < n && bounds[2 * from + 1]! <= start) from++;
+  let to = from;
+  while (to < n && bounds[2 * to]! < end) to++;
+  return [from, to];
 }
 
 /** Sentences of a field: a keyword list hidden after a real sentence ("… edge cases., Java") is its own unit. */

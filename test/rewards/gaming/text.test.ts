@@ -2,7 +2,7 @@
 // of which word covers a span, and runs joined into strings.
 import t from 'tap';
 import { mulberry32 } from '../../../src/common/rng.js';
-import { firstTouched, WordRuns, words } from '../../../src/rewards/gaming/text.js';
+import { touched, WordRuns, words } from '../../../src/rewards/gaming/text.js';
 
 const WORD = /[a-z0-9][a-z0-9+#]*(?:'[a-z]+)?/g;
 const reference = (lowered: string) => [...lowered.matchAll(WORD)].map((m) => ({ text: m[0], start: m.index, end: m.index + m[0].length }));
@@ -39,7 +39,8 @@ t.test('the words a span touches are those a per-character map of words gives', 
     const expected = new Set<number>();
     for (let c = start; c < Math.min(end, text.length); c++) if (at[c]! >= 0) expected.add(at[c]!);
     const got: number[] = [];
-    for (let i = firstTouched(bounds, start); i < n && bounds[2 * i]! < end; i++) got.push(i);
+    const [from, to] = touched(bounds, start, end);
+    for (let i = from; i < to; i++) got.push(i);
     if (JSON.stringify(got) !== JSON.stringify([...expected])) differ++;
   }
   t.equal(differ, 0, 'spans that touch other words');
