@@ -58,8 +58,8 @@ export interface Defects {
 }
 
 // Words that make each sentence of a plan its own (`ownWording`): a model words every sample differently,
-// while the templates above repeat each sentence across plans, which the scorer's caches of read text
-// serve from memory.
+// while the templates above repeat each sentence across plans, and the scorer keeps the reading of a
+// repeated text.
 const OWN_WORDS = (
   'apple river stone cloud maple orange silver forest window garden candle mirror rocket bridge copper velvet ' +
   'meadow harbor lantern pepper marble falcon thunder willow crystal ember glacier hollow island jungle kettle ' +

@@ -26,8 +26,9 @@ const fmt = (x: number) => x.toFixed(2);
 const batch = benchBatch(64, 8);
 const plans = 64 * 8;
 const completions = batch.groups.flatMap((g) => g.completions);
-// The JSON payload of every completion: the same bytes the scorer has to parse.
-const payloads = completions.map((c) => c.slice(c.indexOf('{'), c.lastIndexOf('}') + 1));
+// The JSON payload of every completion of a batch: the same bytes the scorer has to parse.
+const payloadsOf = (b: typeof batch) => b.groups.flatMap((g) => g.completions).map((c) => c.slice(c.indexOf('{'), c.lastIndexOf('}') + 1));
+const payloads = payloadsOf(batch);
 
 function parseAll(texts = payloads): void {
   for (const p of texts) {
@@ -41,11 +42,11 @@ function parseAll(texts = payloads): void {
 const scoreAll = () => scoreGroups(batch, limits, DEFAULT_SCORING);
 
 // The same batch with every sentence its own (benchBatch's ownWording), as a model's samples are: the
-// templates repeat each sentence across plans, which the scorer reads once and keeps. Eight such batches
-// taken in turn, so no round finds the text of the round before.
+// templates repeat each sentence across plans, and the scorer keeps the reading of a repeated text. Eight
+// such batches taken in turn, so no round finds the text of the round before.
 const ownBatches = Array.from({ length: 8 }, (_, i) => {
   const own = benchBatch(64, 8, 100 + i, true);
-  return { batch: own, payloads: own.groups.flatMap((g) => g.completions).map((c) => c.slice(c.indexOf('{'), c.lastIndexOf('}') + 1)) };
+  return { batch: own, payloads: payloadsOf(own) };
 });
 
 // Interleaved rounds: parse and score see the same machine state, so their ratio is stable on a noisy host.
