@@ -24,8 +24,8 @@ export interface GamingContext {
   copySource: WordRuns;
   /** Words of the profile's tags, skills and signals: named, they are the profile's words, not the plan's. */
   profileWords: Set<string>;
-  /** Plan fields already read, by text. */
-  fields: { sentences: Map<string, RawSentence[]>; labels: Map<string, RawSentence[]> };
+  /** Plan fields already read, by text, and the word sets of instructions. */
+  fields: { sentences: Map<string, RawSentence[]>; labels: Map<string, RawSentence[]>; wordSets: Map<string, Set<string>> };
   /** The group's topic stems numbered, and a plan's vocabulary as marks on those numbers. */
   topic: TopicMarks;
 }
@@ -93,7 +93,7 @@ export function gamingContext(query: string | null | undefined, profile: Profile
   const profileWords = new Set(
     [...profileItems(profile), ...(coverage?.signals.flatMap((s) => s.phrases) ?? [])].flatMap(plainWords).filter((w) => !isFunctionWord(w)),
   );
-  const fields = () => ({ sentences: new Map(), labels: new Map() });
+  const fields = () => ({ sentences: new Map(), labels: new Map(), wordSets: new Map() });
   const own = { coverage, copySource, profileWords, fields: fields(), topic: topicMarks() };
   if (!query) return { ...own, queryStems: null };
   const ownWords: string[] = [];
@@ -110,6 +110,8 @@ export function gamingContext(query: string | null | undefined, profile: Profile
 /** What a sentence says, read once per distinct text of a group (its plans share most of their text). */
 interface RawSentence {
   label: boolean;
+  /** Its words, lowercased. */
+  words: readonly string[];
   grammar: number;
   /** Words that are not function words. */
   content: number;
@@ -303,7 +305,7 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
       const id = topicId(ctx.topic, s);
       if (!topics.includes(id)) {
         topics.push(id);
-        if (q?.some((x) => stemsMatch(s, x))) queryWords++;
+        if (q !== null && matchesAny(s, q)) queryWords++;
       }
       onTopic ||= (f & PROGRAMMING) !== 0;
       if (m & COPIED) keywords++;
@@ -316,6 +318,7 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
   if (!onTopic && q !== null) onTopic = queryWords >= R.queryWords;
   return {
     label,
+    words: plain,
     grammar,
     content,
     signalWords,
@@ -331,13 +334,29 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
   };
 }
 
-/** The set of an instruction's words, for telling repeated steps apart. */
-const wordSet = (instruction: string): Set<string> => wordSets.get(instruction, readWordSet);
-const readWordSet = (instruction: string) => new Set(words(instruction.toLowerCase()).texts);
-const wordSets = new RepeatCache<Set<string>>(TEXT_CACHE_MAX);
+function matchesAny(s: string, stems: readonly string[]): boolean {
+  for (const x of stems) if (stemsMatch(s, x)) return true;
+  return false;
+}
 
 // A group's plans are read against one context, so the cache lives there, bounded.
 const FIELD_CACHE_MAX = 2048;
+
+/**
+ * The set of an instruction's words, for telling repeated steps apart: the words of its sentences, which
+ * are the words of the whole text (a sentence ends where no word does).
+ */
+function wordSet(instruction: string, ctx: GamingContext): Set<string> {
+  const cache = ctx.fields.wordSets;
+  let set = cache.get(instruction);
+  if (set === undefined) {
+    set = new Set();
+    for (const r of readField(instruction, ctx)) for (const w of r.words) set.add(w);
+    if (cache.size >= FIELD_CACHE_MAX) cache.clear();
+    cache.set(instruction, set);
+  }
+  return set;
+}
 
 function readField(text: string | undefined, ctx: GamingContext, label = false): RawSentence[] {
   if (!text) return [];
@@ -440,7 +459,7 @@ export function readGaming(
   });
 
   // duplicate_steps: the share of steps whose instruction's word set is (nearly) an earlier one's.
-  const sets = plan.steps.map((s) => wordSet(s.instruction));
+  const sets = plan.steps.map((s) => wordSet(s.instruction, ctx));
   const repeats: string[] = [];
   for (let j = 1; j < n; j++) {
     if (sets[j]!.size < R.duplicateMinWords) continue;
@@ -449,7 +468,7 @@ export function readGaming(
       const a = sets[i]!.size;
       const b = sets[j]!.size;
       if (a < R.duplicateMinWords || Math.min(a, b) < R.duplicateJaccard * Math.max(a, b)) continue;
-      // An instruction text seen before is one set (wordSet keeps it): a step repeated word for word needs no count.
+      // An instruction text seen before in the group is one set (wordSet keeps it): a step repeated word for word needs no count.
       if (sets[i] === sets[j] || jaccard(sets[i]!, sets[j]!) >= R.duplicateJaccard) {
         repeats.push(plan.steps[j]!.id);
         break;

@@ -83,8 +83,8 @@ export const isStopword = (w: string): boolean => FUNCTION.has(w) || GENERIC.has
 /** Stems that match when one is a prefix of the other ("month" / "monthli", "group" / "groupbi"). */
 export function stemsMatch(a: string, b: string): boolean {
   if (a === b) return true;
-  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-  return short.length >= 4 && long.startsWith(short);
+  // No destructured pair: this runs for each of a sentence's topical words against each query stem.
+  return a.length <= b.length ? a.length >= 4 && b.startsWith(a) : b.length >= 4 && a.startsWith(b);
 }
 
 // Plan vocabularies are small and repeat across the plans of a group and across groups.

@@ -1,0 +1,74 @@
+// The duplicate-steps measure against a reference that reads each instruction whole with the word regex:
+// the signals take an instruction's word set from its sentences' readings, which must be the same set.
+import t from 'tap';
+import { jaccard } from '../../../src/common/jaccard.js';
+import { mulberry32 } from '../../../src/common/rng.js';
+import type { Plan } from '../../../src/contracts/plan.js';
+import { analyzePlan } from '../../../src/plan/analyze.js';
+import { resolvePalette } from '../../../src/plan/palette.js';
+import { groupContext } from '../../../src/scoring/evaluate-plan.js';
+import { pedagogyReward } from '../../../src/rewards/pedagogy/reward.js';
+import { readGaming } from '../../../src/rewards/gaming/signals.js';
+import { READING } from '../../../src/rewards/gaming/thresholds.js';
+
+const WORD = /[a-z0-9][a-z0-9+#]*(?:'[a-z]+)?/g;
+const wordsOf = (text: string) => new Set(text.toLowerCase().match(WORD) ?? []);
+
+function referenceDuplicates(instructions: readonly string[]): number {
+  const sets = instructions.map(wordsOf);
+  let repeats = 0;
+  for (let j = 1; j < sets.length; j++) {
+    const big = (s: Set<string>) => s.size >= READING.duplicateMinWords;
+    if (big(sets[j]!) && sets.slice(0, j).some((s) => big(s) && jaccard(s, sets[j]!) >= READING.duplicateJaccard)) repeats++;
+  }
+  return sets.length === 0 ? 0 : repeats / sets.length;
+}
+
+const plan = (instructions: readonly string[]): Plan => ({
+  agents: [{ id: 'a', role: 'tutor', tools: [] }],
+  subtasks: [{ id: 's', name: 'Plan' }],
+  steps: instructions.map((instruction, i) => ({ id: `k${i}`, subtask: 's', agent: 'a', instruction, tool: null, depends_on: [], human_input: false })),
+  execution_order: instructions.map((_, i) => `k${i}`),
+});
+
+function measured(instructions: readonly string[]): number {
+  const palette = resolvePalette(undefined);
+  const ctx = groupContext('How do pandas joins work?', { tags: ['python'] });
+  const a = analyzePlan(plan(instructions), palette);
+  return readGaming(a, palette, ctx.coverage!.score(a.plan), pedagogyReward(a, palette), ctx).measures.duplicate_steps;
+}
+
+t.test('a step repeats an earlier one whatever its sentences, not when one sentence differs', async (t) => {
+  const first = 'Write a pandas join of two tables. Then explain the output to the learner';
+  t.equal(measured([first, 'write a pandas join of two tables; then explain the output to the learner!']), 0.5, 'split differently, same words');
+  t.equal(measured([first, 'Write a pandas join of two tables. Then draw three sketches for the class']), 0, 'the second sentence differs');
+  t.equal(measured([first, 'Then explain the output to the learner.\nWrite a pandas join of two tables.']), 0.5, 'sentences in another order');
+});
+
+t.test('random instructions: the same measure as reading each instruction whole', async (t) => {
+  const rand = mulberry32(11);
+  const VOCAB = ['pandas', 'join', 'Tables', 'explain', 'the', 'output', "learner's", 'c++', 'merge', 'keys'];
+  const BREAKS = ['. ', '; ', '.\n', '! ', ' ', '., ', '? ', '\n\n', ': '];
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+  // An instruction's words, cut into sentences at random places and joined with random breaks.
+  const written = (ws: readonly string[]) => ws.map((w, i) => (i === 0 ? w : `${rand() < 0.3 ? pick(BREAKS) : ' '}${w}`)).join('');
+  const fresh = () => Array.from({ length: 1 + Math.floor(rand() * 9) }, () => pick(VOCAB));
+  // Half the steps take an earlier step's words again, some with one word changed.
+  const again = (earlier: readonly string[][]) => {
+    const ws = [...pick(earlier)];
+    if (rand() < 0.4) ws[Math.floor(rand() * ws.length)] = pick(VOCAB);
+    return ws;
+  };
+  let differ = 0;
+  let nonzero = 0;
+  for (let k = 0; k < 400; k++) {
+    const stepWords: string[][] = [];
+    for (let i = 0, n = 2 + Math.floor(rand() * 5); i < n; i++) stepWords.push(i > 0 && rand() < 0.5 ? again(stepWords) : fresh());
+    const steps = stepWords.map(written);
+    const expected = referenceDuplicates(steps);
+    if (expected > 0) nonzero++;
+    if (measured(steps) !== expected) differ++;
+  }
+  t.equal(differ, 0, 'plans measured differently');
+  t.ok(nonzero > 50, `plans with repeats among the 400: ${nonzero}`);
+});
