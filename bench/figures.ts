@@ -340,7 +340,7 @@ function renderConcurrency(r: C): string {
       return `| ${name}, ${via} | ${x.ratios.map((y) => `${f(y, 2)}×`).join(', ')} | ${l(x.one_client)} | ${l(x.four_clients)} |`;
     });
   return [
-    `${measuredOn(r, 'npm run bench:concurrency')} Workers: ${c.workers}; each figure the median of ${c.rounds} rounds.`,
+    `${measuredOn(r, 'npm run bench:concurrency')} Workers: ${c.workers}; each figure the median of ${c.rounds} rounds, except the \`/health\` p99s, each taken over the probes of all rounds together (so one can exceed its max, the median of the rounds' largest probes).`,
     '',
     '| figure | measured | target |',
     '| --- | --- | --- |',
