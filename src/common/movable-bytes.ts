@@ -13,12 +13,37 @@ export function movableBytes(size: number): Uint8Array<ArrayBuffer> {
   return new Uint8Array(Math.max(size, MAPPED_BYTES)).subarray(0, size);
 }
 
+// A buffer of sharedBytes is kept for the next large body once its request is done (reuseShared): a fresh
+// one has its pages faulted in one by one as the body is copied into it, which for the 19.5 MB of 4,096
+// plans cost the main thread some fifty times the copying. One is kept, the largest given back, until the
+// resting pool gives memory back (dropSpareShared). Sizes are rounded up so that a body a little larger
+// than the last still fits.
+let spare: SharedArrayBuffer | undefined;
+const SHARED_STEP = 1 << 20;
+
 /**
- * `size` zeroed bytes that the workers share, in a buffer of at least MAPPED_BYTES: each reads the run of
- * them it is given in place. Moved, a run had to be copied out first, into fresh pages faulted in one by one.
+ * `size` bytes that the workers share, in a buffer of at least MAPPED_BYTES: each reads the run of them it
+ * is given in place. Moved, a run had to be copied out first, into fresh pages faulted in one by one. They
+ * are zeroes, or an earlier body's bytes when its buffer is reused: the caller writes all `size` before
+ * any thread reads them.
  */
 export function sharedBytes(size: number): Uint8Array<SharedArrayBuffer> {
-  return new Uint8Array(new SharedArrayBuffer(Math.max(size, MAPPED_BYTES)), 0, size);
+  if (spare !== undefined && spare.byteLength >= size) {
+    const reused = spare;
+    spare = undefined;
+    return new Uint8Array(reused, 0, size);
+  }
+  return new Uint8Array(new SharedArrayBuffer(Math.max(Math.ceil(size / SHARED_STEP) * SHARED_STEP, MAPPED_BYTES)), 0, size);
+}
+
+/** A buffer of sharedBytes given back once no thread reads it any more, for the next body to reuse. */
+export function reuseShared(bytes: Uint8Array<SharedArrayBuffer>): void {
+  if (spare === undefined || bytes.buffer.byteLength > spare.byteLength) spare = bytes.buffer;
+}
+
+/** Lets the kept buffer go, for the resting pool to give its pages back. */
+export function dropSpareShared(): void {
+  spare = undefined;
 }
 
 /** The pieces one after the other in movableBytes, and where each ends. */

@@ -7,6 +7,7 @@ import { InvalidRequest, ServiceError } from '../common/errors.js';
 import { jsonPath } from '../common/json-path.js';
 import type { Issue } from '../contracts/errors.js';
 import { pathPastDepth } from './depth.js';
+import { reuseShared } from '../common/movable-bytes.js';
 import type { GroupsLayout } from './groups-layout.js';
 
 /**
@@ -116,17 +117,27 @@ export function readJsonElements<S extends z.ZodType>(
  * every body walks no further into it.
  */
 export class JsonBytes {
-  readonly #bytes: Uint8Array<ArrayBuffer | SharedArrayBuffer>;
+  #bytes: Uint8Array<ArrayBuffer | SharedArrayBuffer> | undefined;
   constructor(bytes: Uint8Array<ArrayBuffer | SharedArrayBuffer>) {
     this.#bytes = bytes;
   }
   /** The body, in a buffer of its own that the caller may move to a worker, or one the workers share. */
   get bytes(): Uint8Array<ArrayBuffer | SharedArrayBuffer> {
+    if (this.#bytes === undefined) throw new Error('the body was released');
     return this.#bytes;
   }
   /** What to move to the worker that reads the body: its buffer, unless the workers share it. */
   get transfer(): ArrayBuffer[] {
-    return this.#bytes.buffer instanceof ArrayBuffer ? [this.#bytes.buffer] : [];
+    return this.bytes.buffer instanceof ArrayBuffer ? [this.bytes.buffer] : [];
+  }
+  /**
+   * The request is done with its body: a buffer the workers shared goes back for the next large body
+   * (reuseShared), and the body can no longer be read here.
+   */
+  release(): void {
+    const bytes = this.#bytes;
+    this.#bytes = undefined;
+    if (bytes?.buffer instanceof SharedArrayBuffer) reuseShared(bytes as Uint8Array<SharedArrayBuffer>);
   }
 }
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { MessageChannel } from 'node:worker_threads';
-import { MovableWriter, movableBytes, sharedBytes } from '../../src/common/movable-bytes.js';
+import { dropSpareShared, MovableWriter, movableBytes, reuseShared, sharedBytes } from '../../src/common/movable-bytes.js';
 
 t.test('a small buffer to move is a view of a buffer over the mmap threshold; a large one is its own size', async (t) => {
   const small = movableBytes(100);
@@ -57,4 +57,33 @@ t.test('MovableWriter: texts one after another as UTF-8, their ranges, across th
     'each range holds its text, those written before the buffer grew included',
   );
   t.equal(bytes.byteOffset, 0, 'its own buffer, to move');
+});
+
+t.test('a shared buffer given back is the next one large enough; the largest given back is kept, one at most', async (t) => {
+  dropSpareShared();
+  const first = sharedBytes(3 << 20);
+  first.fill(7);
+  reuseShared(first);
+  const again = sharedBytes(2 << 20);
+  t.equal(again.buffer, first.buffer, 'reused for a smaller body');
+  t.equal(again.length, 2 << 20, 'as long as the new body');
+  t.equal(again[0], 7, 'holding the old bytes until the new ones are written');
+  t.not(sharedBytes(1 << 20).buffer, first.buffer, 'taken: the next gets a fresh one');
+  reuseShared(again);
+  const larger = sharedBytes((3 << 20) + 1);
+  t.not(larger.buffer, first.buffer, 'too small for a larger body');
+  t.ok(larger.buffer.byteLength >= (3 << 20) + 1 && larger.buffer.byteLength % (1 << 20) === 0, `rounded up: ${larger.buffer.byteLength}`);
+  t.ok(
+    larger.every((b) => b === 0),
+    'a fresh one is zeroes',
+  );
+  t.equal(sharedBytes(1000).buffer, first.buffer, 'the one given back still waits');
+  reuseShared(first);
+  reuseShared(larger);
+  const small = sharedBytes(1000);
+  reuseShared(small);
+  t.equal(sharedBytes(1000).buffer, larger.buffer, 'of two given back, the larger is kept');
+  reuseShared(larger);
+  dropSpareShared();
+  t.not(sharedBytes(1000).buffer, larger.buffer, 'dropped: nothing kept');
 });

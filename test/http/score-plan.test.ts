@@ -10,6 +10,7 @@ import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY, EXAMPLE_SCORE_REQUEST } f
 import { ScorePlanRequestSchema, type ScorePlanResponse } from '../../src/contracts/score-plan.js';
 import { ConfigSchema } from '../../src/config.js';
 import { bytesFingerprint, fingerprint } from '../../src/runs/idempotency.js';
+import { dropSpareShared, reuseShared, sharedBytes } from '../../src/common/movable-bytes.js';
 import { tempStateDir, testApp } from '../support/app.js';
 import { postInPieces } from '../support/pieces.js';
 
@@ -351,6 +352,37 @@ t.test('a body of 4 MiB or more, its groups read on the workers: the same 400s, 
   t.equal(reused.statusCode, 409);
   const step1 = await send(JSON.stringify({ ...EXAMPLE_SCORE_REQUEST, run_id: 'large', step: 1 }));
   t.match(step1.json(), { run: { step: 1, finalized: [{ step: 0, plans: 1024, requests: 1 }] } }, 'counted once');
+});
+
+t.test('large bodies in turn, each in the buffer the one before gave back: each answered as if read alone', async (t) => {
+  const big = await testApp({ WORKERS: 2, MAX_PLANS_PER_REQUEST: 1100, BODY_LIMIT_BYTES: 8 << 20 });
+  t.teardown(() => big.close());
+  const send = (payload: string) => big.inject({ method: 'POST', url: '/score-plan', payload, headers: { 'content-type': 'application/json' } });
+  // The buffer a body was copied into, given back, is the next large body's: it holds that body's bytes.
+  const givenBack = (body: string, what: string) => {
+    const next = sharedBytes(4 << 20);
+    t.equal(Buffer.from(next.buffer, 0, 200).toString(), body.slice(0, 200), `${what}: its buffer is given back`);
+    reuseShared(next);
+  };
+  dropSpareShared();
+  // The second is smaller: the tail of its buffer still holds the first body's bytes.
+  for (const [groups, seed] of [
+    [128, 1],
+    [120, 2],
+    [128, 3],
+  ] as const) {
+    const body = JSON.stringify({ ...benchBatch(groups, 8, seed), run_id: null });
+    t.ok(body.length > 4 << 20, `${groups}×8: ${body.length} bytes, its groups read on the workers`);
+    const res = await send(body);
+    t.equal(res.statusCode, 200);
+    // Compressed, the body is read whole on a worker, from a buffer of its own.
+    t.ok(res.rawPayload.equals((await postGzipped(big, body)).rawPayload), `${groups}×8, seed ${seed}: the bytes it gets read alone`);
+    givenBack(body, `${groups}×8`);
+  }
+  const bad = JSON.stringify({ ...benchBatch(128, 8), groups: benchBatch(128, 8).groups.map((g, i) => (i === 7 ? { ...g, profile: 7 } : g)) });
+  const refused = await send(bad);
+  t.match(refused.json(), { code: 'invalid_request', issues: [{ path: '$.groups[7].profile' }] });
+  givenBack(bad, 'a refused body');
 });
 
 t.test('a body parsed on the main thread is decoded as it arrives: characters split between chunks read the same', async (t) => {

@@ -4,7 +4,8 @@ import { benchBatch } from '../../bench/realistic-plans.js';
 import { mulberry32 } from '../../src/common/rng.js';
 import { ServiceError } from '../../src/common/errors.js';
 import { ScorePlanGroupSchema, ScorePlanRequestSchema } from '../../src/contracts/score-plan.js';
-import { readJsonBody, readJsonElements, parseSecurely } from '../../src/request-body/json.js';
+import { JsonBytes, readJsonBody, readJsonElements, parseSecurely } from '../../src/request-body/json.js';
+import { dropSpareShared, movableBytes, sharedBytes } from '../../src/common/movable-bytes.js';
 
 const reference = (text: string) => parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
 
@@ -95,4 +96,22 @@ t.test('groups read one by one come out as the body read whole: values, 400s and
   // A run that starts later in the body: its paths are the body's.
   const later = reading(() => readJsonElements(['{"completions":[]}'], ScorePlanGroupSchema, MAX_DEPTH, ['groups'], 5));
   t.match(later, /"path":"\$\.groups\[5\]\.completions"/);
+});
+
+t.test('a body released is read no more, and a shared one goes back for the next body', async (t) => {
+  dropSpareShared();
+  const shared = new JsonBytes(sharedBytes(5 << 20));
+  const buffer = shared.bytes.buffer;
+  t.same(shared.transfer, [], 'shared: nothing to move');
+  shared.release();
+  t.throws(() => shared.bytes, /released/);
+  t.throws(() => shared.transfer, /released/);
+  t.equal(sharedBytes(4 << 20).buffer, buffer, 'the next body reuses its buffer');
+  const moved = new JsonBytes(movableBytes(1000));
+  moved.release();
+  t.throws(() => moved.bytes, /released/);
+  t.ok(
+    sharedBytes(1000).every((b) => b === 0),
+    'a moved one is not kept: the next shared body gets fresh zeroes',
+  );
 });

@@ -12,7 +12,7 @@ import {
   type ScorePlanResponse,
 } from '../../contracts/score-plan.js';
 import { keepLargeJson } from '../../request-body/fastify-parsers.js';
-import { type JsonBytes, LARGE_JSON_CHARS } from '../../request-body/json.js';
+import { JsonBytes, LARGE_JSON_CHARS } from '../../request-body/json.js';
 import type { Service } from '../../service/context.js';
 import { scorePlan } from '../../service/score-plan/score-plan.js';
 import { requestSignal } from '../deadline.js';
@@ -51,7 +51,14 @@ export const scorePlanRoute =
       async (req, reply) => {
         // keepLargeJson: a large body is the client's bytes, whatever the schema's type says.
         const body = req.body as ScorePlanRequest | JsonBytes;
-        const out = await scorePlan(ctx, body, req.headers['idempotency-key'], req.bodySha256, (bodyMs) => requestSignal(req, reply, ctx.deadlineMs, bodyMs));
+        let out: Awaited<ReturnType<typeof scorePlan>>;
+        try {
+          out = await scorePlan(ctx, body, req.headers['idempotency-key'], req.bodySha256, (bodyMs) => requestSignal(req, reply, ctx.deadlineMs, bodyMs));
+        } finally {
+          // Judged or failed, the request reads its body no more. A part a worker was judging when another
+          // failed may still read it, into an answer nobody waits for.
+          if (body instanceof JsonBytes) body.release();
+        }
         if (out.kind === 'replay') reply.header('idempotent-replayed', 'true');
         else req.scoreSummary = out.summary;
         // The response is written as JSON (and kept so for replays), byte for byte the same on every retry;

@@ -7,6 +7,7 @@ import { gathering } from './gather.js';
 import { Overloaded, ServiceError, untilAborted } from '../../common/errors.js';
 import { closeLoads, modelFlags } from './model-flags.js';
 import { collectTask } from '../tasks/memory.js';
+import { dropSpareShared } from '../../common/movable-bytes.js';
 
 type Input<K extends TaskName> = Parameters<(typeof Tasks)[K]>[0];
 
@@ -223,6 +224,7 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
     if (closing || !worked || live.size > 0) return;
     worked = false;
     if (!aboveBound()) return;
+    dropSpareShared();
     const collecting = each('collectTask', null).catch(() => []);
     // The main thread's heap too, meanwhile: after heavy traffic it holds pages its live objects no longer
     // need until V8's memory reducer gets to them, well into the rest, so the process could stay above the

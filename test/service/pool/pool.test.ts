@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { EXAMPLE_SCORE_REQUEST } from '../../../src/contracts/examples.js';
 import { TraceKnowledgeRequestSchema } from '../../../src/contracts/trace-knowledge.js';
 import { VerifyTurnRequestSchema } from '../../../src/contracts/verify-turn.js';
+import { reuseShared, sharedBytes } from '../../../src/common/movable-bytes.js';
 import { holdLoads, loadsRunning } from '../../../src/service/pool/model-flags.js';
 import { example, metricValue, testApp, until } from '../../support/app.js';
 import { never, testPool } from '../../support/pool.js';
@@ -40,6 +41,8 @@ t.test('the workers run a full collection once the pool has been idle after work
     completions: Array.from({ length: 256 }, (_, k) => group!.completions[k % 2]!),
   }));
   t.equal((await poolMetrics(app)).count, 0, 'no collection before any work');
+  const kept = sharedBytes(1 << 20);
+  reuseShared(kept);
   t.equal((await app.inject({ method: 'POST', url: '/score-plan', payload: { groups } })).statusCode, 200);
   // The rest collects, then (still above 1 MiB) replaces both workers; the second counts as the round ends.
   await until('a collection and its round of replacements', async () => (await poolMetrics(app)).replaced === 2);
@@ -47,6 +50,7 @@ t.test('the workers run a full collection once the pool has been idle after work
   t.equal(first.count, 1, 'one collection');
   t.ok(first.freed > 0, `the collection gave back ${(first.freed / 2 ** 20).toFixed(1)} MiB of worker heap`);
   t.ok(first.heap > 0, `the workers' heaps after it: ${(first.heap / 2 ** 20).toFixed(1)} MiB`);
+  t.not(sharedBytes(1 << 20).buffer, kept.buffer, 'the buffer kept for the next large body is let go too');
 
   // A rest armed by the round's last task would have begun before this timer fires.
   await rest();
@@ -120,10 +124,13 @@ t.test('a request during a replacement is served by the other worker, and the ro
 t.test('a resting process under IDLE_RSS_MB neither collects nor replaces its workers', async (t) => {
   const app = await testApp({ WORKERS: 2, IDLE_RSS_MB: 1_000_000, IDLE_COLLECT_MS });
   t.teardown(() => app.close());
+  const kept = sharedBytes(1 << 20);
+  reuseShared(kept);
   t.equal((await app.inject({ method: 'POST', url: '/verify-turn', payload: example(VerifyTurnRequestSchema) })).statusCode, 200);
   // The rest after the request has begun before this timer fires; a collection would have put its tasks in the pool.
   await rest();
   t.match(await poolMetrics(app), { count: 0, replaced: 0, busy: 0 }, 'no collection, no replacement');
+  t.equal(sharedBytes(1 << 20).buffer, kept.buffer, 'the buffer kept for the next large body is still kept');
 });
 
 t.test('a model load warms the model in every worker: each runs one inference, its first, before any request', async (t) => {
