@@ -14,10 +14,9 @@ export function movableBytes(size: number): Uint8Array<ArrayBuffer> {
 }
 
 // A buffer of sharedBytes is kept for the next large body once its request is done (reuseShared): a fresh
-// one has its pages faulted in one by one as the body is copied into it, which for the 19.5 MB of 4,096
-// plans cost the main thread some fifty times the copying. One is kept, the largest given back, until the
-// resting pool gives memory back (dropSpareShared). Sizes are rounded up so that a body a little larger
-// than the last still fits.
+// one has its pages faulted in one by one as the body is copied into it, which cost the main thread far
+// more than the copying. One is kept, the largest given back, until the resting pool gives memory back
+// (dropSpareShared). Sizes are rounded up so that a body a little larger than the last still fits.
 let spare: SharedArrayBuffer | undefined;
 const SHARED_STEP = 1 << 20;
 
