@@ -8,8 +8,8 @@ import { toolPhase, type ResolvedPalette } from '../../plan/palette.js';
 import { SCORED_PHASES } from '../pedagogy/phases.js';
 import { cueSpans } from '../pedagogy/reward.js';
 import type { SignalCoverage } from '../personalization/reward.js';
-import { isProgrammingWord } from './topic.js';
-import { jaccard } from '../../common/jaccard.js';
+import { isProgrammingStem } from './topic.js';
+import { jaccardAtLeast } from '../../common/jaccard.js';
 import { RepeatCache } from '../../common/repeat-cache.js';
 import { items } from '../personalization/signals.js';
 import { isFunctionWord, isStopword, sentences, stem, stemsMatch, touched, WordRuns, words } from './text.js';
@@ -103,7 +103,7 @@ export function gamingContext(query: string | null | undefined, profile: Profile
     false,
     ownWords,
   );
-  const stems = [...new Set(ownWords.map(stem))];
+  const stems = [...new Set(ownWords.map((w) => wordInfo(w).stem))];
   return { ...own, queryStems: stems.length > 0 ? stems : null };
 }
 
@@ -209,14 +209,38 @@ const readText = (text: string, label: boolean): Text => (label ? texts.labels.g
 const readLabel = (text: string) => textOf(text, true);
 const readSentenceText = (text: string) => textOf(text, false);
 
+/** A word's kind, programming bit and stem, whatever the text it is in. */
+interface WordInfo {
+  flags: number;
+  stem: string;
+}
+
+// Texts are new far more often than their words, and plan vocabularies are small and repeat across plans and
+// groups: one lookup per word instead of one per test, and no word stemmed twice.
+const wordInfos = new Map<string, WordInfo>();
+const WORD_INFO_MAX = 50_000;
+
+function wordInfo(w: string): WordInfo {
+  let info = wordInfos.get(w);
+  if (info === undefined) {
+    if (wordInfos.size >= WORD_INFO_MAX) wordInfos.clear();
+    const s = stem(w);
+    info = { flags: (isFunctionWord(w) ? GRAMMAR : isStopword(w) || /^\d+$/.test(w) ? GENERIC : TOPICAL) | (isProgrammingStem(s) ? PROGRAMMING : 0), stem: s };
+    wordInfos.set(w, info);
+  }
+  return info;
+}
+
 function textOf(text: string, label: boolean): Text {
   const lowered = text.toLowerCase();
   const { texts: plain, bounds } = words(lowered);
   const n = plain.length;
   const flags = new Uint8Array(n);
+  const stems = new Array<string>(n);
   for (let i = 0; i < n; i++) {
-    const w = plain[i]!;
-    flags[i] = (isFunctionWord(w) ? GRAMMAR : isStopword(w) || /^\d+$/.test(w) ? GENERIC : TOPICAL) | (isProgrammingWord(w) ? PROGRAMMING : 0);
+    const info = wordInfo(plain[i]!);
+    flags[i] = info.flags;
+    stems[i] = info.stem;
   }
   // Most sentences name no phase: they share one empty set.
   let phases: Set<Phase> | undefined;
@@ -234,7 +258,7 @@ function textOf(text: string, label: boolean): Text {
     flags,
     phases: phases ?? NO_PHASES,
     asks: ASKS_LEARNER.test(text),
-    stems: plain.map(stem),
+    stems,
   };
 }
 
@@ -469,7 +493,7 @@ export function readGaming(
       const b = sets[j]!.size;
       if (a < R.duplicateMinWords || Math.min(a, b) < R.duplicateJaccard * Math.max(a, b)) continue;
       // An instruction text seen before in the group is one set (wordSet keeps it): a step repeated word for word needs no count.
-      if (sets[i] === sets[j] || jaccard(sets[i]!, sets[j]!) >= R.duplicateJaccard) {
+      if (sets[i] === sets[j] || jaccardAtLeast(sets[i]!, sets[j]!, R.duplicateJaccard)) {
         repeats.push(plan.steps[j]!.id);
         break;
       }

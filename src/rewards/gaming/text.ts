@@ -87,19 +87,8 @@ export function stemsMatch(a: string, b: string): boolean {
   return a.length <= b.length ? a.length >= 4 && b.startsWith(a) : b.length >= 4 && a.startsWith(b);
 }
 
-// Plan vocabularies are small and repeat across the plans of a group and across groups.
-const stems = new Map<string, string>();
-const STEM_CACHE_MAX = 50_000;
-
-export function stem(w: string): string {
-  let s = stems.get(w);
-  if (s === undefined) {
-    if (stems.size >= STEM_CACHE_MAX) stems.clear();
-    s = porterStem(w.replace(/'/g, ''));
-    stems.set(w, s);
-  }
-  return s;
-}
+/** A word's stem, as the signals compare words (signals.ts keeps each word's, with its kind). */
+export const stem = (w: string): string => porterStem(w.replace(/'/g, ''));
 
 type Trie = Map<string, Trie>;
 

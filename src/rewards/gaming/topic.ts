@@ -29,5 +29,5 @@ const TOPIC = new Set<string>([
     .map((a) => stem(a.toLowerCase())),
 ]);
 
-/** Whether a word (lowercased) is a programming word by itself. */
-export const isProgrammingWord = (w: string): boolean => TOPIC.has(stem(w));
+/** Whether a word, by its stem, is a programming word by itself. */
+export const isProgrammingStem = (s: string): boolean => TOPIC.has(s);
