@@ -1,4 +1,4 @@
-import { GAMING_SIGNAL_CODES, type GamingSignal, type GamingSignalCode } from '../../contracts/gaming.js';
+import type { GamingSignal, GamingSignalCode } from '../../contracts/gaming.js';
 import type { Phase } from '../../contracts/palette.js';
 import type { Step } from '../../contracts/plan.js';
 import type { Profile } from '../../contracts/profile.js';
@@ -407,6 +407,19 @@ function enacts(phase: Phase, step: Step, sentences: readonly Sentence[], palett
 const names = (ids: Iterable<string>) => [...ids].join(', ');
 const percent = (x: number) => `${(x * 100).toFixed(0)} %`;
 
+type Measures = Record<GamingSignalCode, number>;
+
+const fires = (code: GamingSignalCode, measures: Measures) => measures[code] > GAMING_THRESHOLDS[code];
+
+/** A signal that fired, with its evidence. */
+const signal = (code: GamingSignalCode, measures: Measures, message: string, steps: string[]): GamingSignal => ({
+  code,
+  message,
+  steps,
+  value: measures[code],
+  threshold: GAMING_THRESHOLDS[code],
+});
+
 /**
  * The gaming signals of one parsed plan, with their evidence (docs/rewards.md §10). Each signal has one
  * measure, taken on every plan, and fires when the measure is past its threshold.
@@ -436,9 +449,11 @@ export function readGaming(
   // Array.prototype.flat is a slow generic path in V8, and this runs for every plan.
   const stepSentences: Sentence[] = [];
   for (const ss of bySteps) for (const x of ss) stepSentences.push(x);
-  // The evidence is written only for the signals that fire.
-  const found: Partial<Record<GamingSignalCode, () => { message: string; steps: string[] }>> = {};
-  const measures = {} as Record<GamingSignalCode, number>;
+  // Each signal is pushed where its measure is taken, in GAMING_SIGNAL_CODES order, its evidence written only
+  // when it fires. Not by closures kept to the end of the reading: kept, they made the scavenges keep and
+  // promote each plan's whole reading.
+  const signals: GamingSignal[] = [];
+  const measures = {} as Measures;
 
   // bare_keywords: the share of the steps' profile-signal mentions that stand outside sentences of the plan's
   // own (keyword lists, text about something else), or of the signals the paper credits that no such
@@ -457,12 +472,17 @@ export function readGaming(
   }
   const bare = hits.filter((h) => !signalsInSentences.has(h.id));
   measures.bare_keywords = Math.max(hits.length === 0 ? 0 : bare.length / hits.length, mentions === 0 ? 0 : bareMentions / mentions);
-  found.bare_keywords = () => ({
-    message:
-      `${bareMentions} of ${mentions} profile-signal mentions in the steps stand in keyword lists or non-sentences` +
-      (bare.length > 0 ? `; ${bare.length} of ${hits.length} credited signals only there: ${names(bare.map((b) => b.label))}` : ''),
-    steps: plan.steps.filter((_, i) => bySteps[i]!.some((s) => s.raw.named.size > s.signals.size)).map((s) => s.id),
-  });
+  if (fires('bare_keywords', measures)) {
+    signals.push(
+      signal(
+        'bare_keywords',
+        measures,
+        `${bareMentions} of ${mentions} profile-signal mentions in the steps stand in keyword lists or non-sentences` +
+          (bare.length > 0 ? `; ${bare.length} of ${hits.length} credited signals only there: ${names(bare.map((b) => b.label))}` : ''),
+        plan.steps.filter((_, i) => bySteps[i]!.some((s) => s.raw.named.size > s.signals.size)).map((s) => s.id),
+      ),
+    );
+  }
 
   // keyword_stuffing: profile phrases, cues and copied text as a share of the steps' content words, over the
   // plan and over each long step (one stuffed step among ten real ones).
@@ -477,10 +497,16 @@ export function readGaming(
   };
   const perStep = bySteps.map(share);
   measures.keyword_stuffing = Math.max(share(stepSentences).share, ...perStep.filter((p) => p.content >= R.longStepWords).map((p) => p.share));
-  found.keyword_stuffing = () => ({
-    message: `${percent(measures.keyword_stuffing)} of the content words of the plan's steps or of its densest long step are profile phrases, phase cues or copied from the query or profile`,
-    steps: plan.steps.filter((_, i) => perStep[i]!.content >= R.longStepWords && perStep[i]!.share > GAMING_THRESHOLDS.keyword_stuffing).map((s) => s.id),
-  });
+  if (fires('keyword_stuffing', measures)) {
+    signals.push(
+      signal(
+        'keyword_stuffing',
+        measures,
+        `${percent(measures.keyword_stuffing)} of the content words of the plan's steps or of its densest long step are profile phrases, phase cues or copied from the query or profile`,
+        plan.steps.filter((_, i) => perStep[i]!.content >= R.longStepWords && perStep[i]!.share > GAMING_THRESHOLDS.keyword_stuffing).map((s) => s.id),
+      ),
+    );
+  }
 
   // duplicate_steps: the share of steps whose instruction's word set is (nearly) an earlier one's.
   const sets = plan.steps.map((s) => wordSet(s.instruction, ctx));
@@ -500,15 +526,23 @@ export function readGaming(
     }
   }
   measures.duplicate_steps = n === 0 ? 0 : repeats.length / n;
-  found.duplicate_steps = () => ({ message: `${repeats.length} step(s) repeat an earlier step word for word or nearly: ${names(repeats)}`, steps: repeats });
+  if (fires('duplicate_steps', measures)) {
+    signals.push(signal('duplicate_steps', measures, `${repeats.length} step(s) repeat an earlier step word for word or nearly: ${names(repeats)}`, repeats));
+  }
 
   // off_topic: the share of steps that name nothing of programming or of the query in words of their own.
   const loose = plan.steps.filter((_, i) => !bySteps[i]!.some((s) => s.onTopic)).map((s) => s.id);
   measures.off_topic = n === 0 ? 0 : loose.length / n;
-  found.off_topic = () => ({
-    message: `${percent(measures.off_topic)} of the steps name nothing of programming or of the query beyond profile keywords and cues`,
-    steps: loose,
-  });
+  if (fires('off_topic', measures)) {
+    signals.push(
+      signal(
+        'off_topic',
+        measures,
+        `${percent(measures.off_topic)} of the steps name nothing of programming or of the query beyond profile keywords and cues`,
+        loose,
+      ),
+    );
+  }
 
   // cue_only_phase: the scored phases the paper credits that no step enacts.
   const index = new Map<string, number>();
@@ -526,10 +560,13 @@ export function readGaming(
     else cueOnly.push(phase);
   }
   measures.cue_only_phase = cueOnly.length;
-  found.cue_only_phase = () => ({
-    message: `${names(cueOnly)}: credited by cue words alone, no step does what the phase means`,
-    steps: [...new Set(cueOnly.flatMap((p) => ped.phases[p].steps))],
-  });
+  if (fires('cue_only_phase', measures)) {
+    signals.push(
+      signal('cue_only_phase', measures, `${names(cueOnly)}: credited by cue words alone, no step does what the phase means`, [
+        ...new Set(cueOnly.flatMap((p) => ped.phases[p].steps)),
+      ]),
+    );
+  }
 
   // degenerate_structure: the ways the structural reward pays for a plan that is no multi-agent plan.
   const reasons: string[] = [];
@@ -539,11 +576,7 @@ export function readGaming(
     if (a.dependencies.declaredEdges === 0) reasons.push(`none of the ${n} steps depends on another`);
   }
   measures.degenerate_structure = reasons.length;
-  found.degenerate_structure = () => ({ message: reasons.join('; '), steps: [] });
+  if (fires('degenerate_structure', measures)) signals.push(signal('degenerate_structure', measures, reasons.join('; '), []));
 
-  const signals: GamingSignal[] = [];
-  for (const code of GAMING_SIGNAL_CODES) {
-    if (measures[code] > GAMING_THRESHOLDS[code]) signals.push({ code, ...found[code]!(), value: measures[code], threshold: GAMING_THRESHOLDS[code] });
-  }
   return { signals, measures, signalsInSentences, enactedPhases };
 }

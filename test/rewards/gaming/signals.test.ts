@@ -9,7 +9,8 @@ import { resolvePalette } from '../../../src/plan/palette.js';
 import { groupContext } from '../../../src/scoring/evaluate-plan.js';
 import { pedagogyReward } from '../../../src/rewards/pedagogy/reward.js';
 import { readGaming } from '../../../src/rewards/gaming/signals.js';
-import { READING } from '../../../src/rewards/gaming/thresholds.js';
+import { GAMING_THRESHOLDS, READING } from '../../../src/rewards/gaming/thresholds.js';
+import { GAMING_SIGNAL_CODES } from '../../../src/contracts/gaming.js';
 
 const WORD = /[a-z0-9][a-z0-9+#]*(?:'[a-z]+)?/g;
 const wordsOf = (text: string) => new Set(text.toLowerCase().match(WORD) ?? []);
@@ -71,4 +72,27 @@ t.test('random instructions: the same measure as reading each instruction whole'
   }
   t.equal(differ, 0, 'plans measured differently');
   t.ok(nonzero > 50, `plans with repeats among the 400: ${nonzero}`);
+});
+
+t.test('the signals that fire are those whose measure is over its threshold, in GAMING_SIGNAL_CODES order', async (t) => {
+  const palette = resolvePalette(undefined);
+  const ctx = groupContext('How do pandas joins work?', { tags: ['python', 'sql'] });
+  const plans = [
+    // One agent, no dependencies, repeated and off-topic steps, keywords with no sentence around them.
+    plan(['python sql python sql', 'Paint a watercolour of the sea.', 'Paint a watercolour of the sea!', 'Explain, show, practise, reflect.']),
+    plan(['Write a pandas join of two tables and explain the output to the learner.', 'Ask what the learner already knows about SQL joins.']),
+  ];
+  const fired: string[] = [];
+  for (const p of plans) {
+    const a = analyzePlan(p, palette);
+    const reading = readGaming(a, palette, ctx.coverage!.score(a.plan), pedagogyReward(a, palette), ctx);
+    const over = GAMING_SIGNAL_CODES.filter((c) => reading.measures[c] > GAMING_THRESHOLDS[c]);
+    t.same(
+      reading.signals.map((s) => s.code),
+      over,
+    );
+    for (const s of reading.signals) t.same([s.value, s.threshold], [reading.measures[s.code], GAMING_THRESHOLDS[s.code]], s.code);
+    fired.push(...over);
+  }
+  t.ok(new Set(fired).size >= 3, `several kinds of signal fired: ${fired.join(', ')}`);
 });
