@@ -32,12 +32,15 @@ const plan = (instructions: readonly string[]): Plan => ({
   execution_order: instructions.map((_, i) => `k${i}`),
 });
 
-function measured(instructions: readonly string[]): number {
+/** The gaming reading of a plan for a pandas-joins query and a learner tagged with `tags`. */
+function readingOf(p: Plan, tags: string[] = ['python']) {
   const palette = resolvePalette(undefined);
-  const ctx = groupContext('How do pandas joins work?', { tags: ['python'] });
-  const a = analyzePlan(plan(instructions), palette);
-  return readGaming(a, palette, ctx.coverage!.score(a.plan), pedagogyReward(a, palette), ctx).measures.duplicate_steps;
+  const ctx = groupContext('How do pandas joins work?', { tags });
+  const a = analyzePlan(p, palette);
+  return readGaming(a, palette, ctx.coverage!.score(a.plan), pedagogyReward(a, palette), ctx);
 }
+
+const measured = (instructions: readonly string[]): number => readingOf(plan(instructions)).measures.duplicate_steps;
 
 t.test('a step repeats an earlier one whatever its sentences, not when one sentence differs', async (t) => {
   const first = 'Write a pandas join of two tables. Then explain the output to the learner';
@@ -75,8 +78,6 @@ t.test('random instructions: the same measure as reading each instruction whole'
 });
 
 t.test('the signals that fire are those whose measure is over its threshold, in GAMING_SIGNAL_CODES order', async (t) => {
-  const palette = resolvePalette(undefined);
-  const ctx = groupContext('How do pandas joins work?', { tags: ['python', 'sql'] });
   const plans = [
     // One agent, no dependencies, repeated and off-topic steps, keywords with no sentence around them.
     plan(['python sql python sql', 'Paint a watercolour of the sea.', 'Paint a watercolour of the sea!', 'Explain, show, practise, reflect.']),
@@ -84,8 +85,7 @@ t.test('the signals that fire are those whose measure is over its threshold, in 
   ];
   const fired: string[] = [];
   for (const p of plans) {
-    const a = analyzePlan(p, palette);
-    const reading = readGaming(a, palette, ctx.coverage!.score(a.plan), pedagogyReward(a, palette), ctx);
+    const reading = readingOf(p, ['python', 'sql']);
     const over = GAMING_SIGNAL_CODES.filter((c) => reading.measures[c] > GAMING_THRESHOLDS[c]);
     t.same(
       reading.signals.map((s) => s.code),
