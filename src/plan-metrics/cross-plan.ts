@@ -10,24 +10,53 @@ export function agentRoles(plan: Plan): Set<string> {
   return new Set(plan.agents.map((a) => normalizePhrase(a.role)).filter((r) => r.length > 0));
 }
 
+/** Numbers for agent roles, normalized as the lexicon normalizes phrases, shared by the plans compared. */
+export class RoleNames {
+  readonly names: string[] = [];
+  readonly #byName = new Map<string, number>();
+  // Plans of a group write their roles alike: most are found as written, without normalizing them again.
+  readonly #byRaw = new Map<string, number>();
+
+  id(role: string): number {
+    let id = this.#byRaw.get(role);
+    if (id === undefined) {
+      const name = normalizePhrase(role);
+      id = this.#byName.get(name);
+      if (id === undefined) {
+        id = this.names.length;
+        this.names.push(name);
+        this.#byName.set(name, id);
+      }
+      this.#byRaw.set(role, id);
+    }
+    return id;
+  }
+}
+
+// An edge is from · EDGE_BASE + to: one number per pair of role numbers, below 2^53 for any plan a request holds.
+const EDGE_BASE = 2 ** 26;
+
+/** The roles of a roleEdges edge. */
+export const edgeRoles = (edge: number): [from: number, to: number] => [Math.floor(edge / EDGE_BASE), edge % EDGE_BASE];
+
 /**
- * Dependency edges named by the roles of the two steps' agents ("python tutor → practice coach"). Step
- * ids are arbitrary per plan ("st3" of one plan is unrelated to "st3" of another) and step text is
- * paraphrased, while roles are what plans for different profiles share: the set says which hand-offs
- * between kinds of agent the plan uses. Edges with an unknown agent are left out.
+ * Dependency edges named by the roles of the two steps' agents ("python tutor → practice coach"), as
+ * numbers (edgeRoles, `roles`). Step ids are arbitrary per plan ("st3" of one plan is unrelated to "st3" of
+ * another) and step text is paraphrased, while roles are what plans for different profiles share: the set
+ * says which hand-offs between kinds of agent the plan uses. Edges with an unknown agent are left out.
  */
-export function roleEdges(plan: Plan): Set<string> {
-  const roleOf = new Map<string, string>();
-  for (const a of plan.agents) if (!roleOf.has(a.id)) roleOf.set(a.id, normalizePhrase(a.role));
+export function roleEdges(plan: Plan, roles: RoleNames): Set<number> {
+  const roleOf = new Map<string, number>();
+  for (const a of plan.agents) if (!roleOf.has(a.id)) roleOf.set(a.id, roles.id(a.role));
   const agentOf = new Map<string, string>();
   for (const s of plan.steps) if (!agentOf.has(s.id)) agentOf.set(s.id, s.agent);
-  const edges = new Set<string>();
+  const edges = new Set<number>();
   for (const s of plan.steps) {
     const to = roleOf.get(s.agent);
     for (const dep of s.depends_on) {
       const depAgent = agentOf.get(dep);
       const from = depAgent === undefined ? undefined : roleOf.get(depAgent);
-      if (from !== undefined && to !== undefined) edges.add(`${from} → ${to}`);
+      if (from !== undefined && to !== undefined) edges.add(from * EDGE_BASE + to);
     }
   }
   return edges;
@@ -43,7 +72,8 @@ const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
  */
 export function groupDiversity(plans: readonly Plan[]): number | null {
   if (plans.length < 2) return null;
-  const edges = plans.map(roleEdges);
+  const roles = new RoleNames();
+  const edges = plans.map((p) => roleEdges(p, roles));
   return mean(planPairs(edges.length).map(([a, b]) => 1 - jaccard(edges[a]!, edges[b]!)));
 }
 
@@ -63,7 +93,8 @@ export function planPairs(n: number): Array<[number, number]> {
 export function crossPlanMetrics(plans: readonly Plan[], geds: readonly GedResult[], kappa: number = DEFAULT_KAPPA): CrossPlanMetrics | null {
   if (plans.length < 2) return null;
   const roles = plans.map(agentRoles);
-  const edges = plans.map(roleEdges);
+  const names = new RoleNames();
+  const edges = plans.map((p) => roleEdges(p, names));
   const pairs: CrossPlanMetrics['pairs'] = planPairs(plans.length).map(([a, b], i) => {
     const ged = geds[i]!;
     return {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { Plan } from '../../src/contracts/plan.js';
 import { jaccard } from '../../src/common/jaccard.js';
-import { agentRoles, crossPlanMetrics, groupDiversity, planPairs, roleEdges } from '../../src/plan-metrics/cross-plan.js';
+import { agentRoles, crossPlanMetrics, edgeRoles, groupDiversity, planPairs, RoleNames, roleEdges } from '../../src/plan-metrics/cross-plan.js';
 import { graphEditDistances, planGraph } from '../../src/plan-metrics/ged.js';
 import { basePlan } from '../support/plans.js';
 
@@ -22,13 +22,24 @@ const p2: Plan = {
 // p3: p1 under another profile with the same structure and roles, written differently.
 const p3: Plan = { ...p1, agents: p1.agents.map((a) => ({ ...a, role: a.role.toUpperCase().replace(' ', '_') })) };
 
+/** A plan's role edges by name. */
+const namedEdges = (plan: Plan, roles = new RoleNames()) =>
+  [...roleEdges(plan, roles)].map((e) =>
+    edgeRoles(e)
+      .map((r) => roles.names[r])
+      .join(' → '),
+  );
+
 t.test('roles and role edges', async (t) => {
   t.same([...agentRoles(p1)], ['python tutor', 'practice coach']);
   t.same([...agentRoles(p3)], ['python tutor', 'practice coach'], 'case and separators normalized');
-  t.same([...roleEdges(p1)], ['python tutor → python tutor', 'python tutor → practice coach', 'practice coach → practice coach']);
-  t.same([...roleEdges(p2)], ['python tutor → python tutor', 'python tutor → code reviewer']);
+  t.same(namedEdges(p1), ['python tutor → python tutor', 'python tutor → practice coach', 'practice coach → practice coach']);
+  t.same(namedEdges(p2), ['python tutor → python tutor', 'python tutor → code reviewer']);
   const dangling = { ...p1, steps: p1.steps.map((s) => (s.id === 'b' ? { ...s, agent: 'ghost', depends_on: ['a', 'zz'] } : s)) };
-  t.same([...roleEdges(dangling)], ['practice coach → practice coach'], 'edges touching an unknown agent or step are left out');
+  t.same(namedEdges(dangling), ['practice coach → practice coach'], 'edges touching an unknown agent or step are left out');
+  const shared = new RoleNames();
+  t.same([...roleEdges(p1, shared)], [...roleEdges(p3, shared)], 'roles written differently are one number');
+  t.same(namedEdges(p2, shared), ['python tutor → python tutor', 'python tutor → code reviewer'], 'numbers given on first sight');
 });
 
 t.test('jaccard', async (t) => {
