@@ -123,7 +123,9 @@ const served = await startBuiltService({
 let overHttp: { stateless: number[]; run: number[] };
 try {
   const auth = { authorization: `Bearer ${KEY}` };
-  const [plainMs, runMs] = await freshClientMs(
+  const {
+    ms: [plainMs, runMs],
+  } = await freshClientMs(
     `${served.base}/score-plan`,
     [
       { body: JSON.stringify({ ...batch, run_id: null }), headers: auth },

@@ -2,7 +2,7 @@
 // same text in the same run. Figures are measured, never assumed; the targets are printed beside them.
 import { DEFAULT_PLAN_LIMITS } from '../src/plan/parse.js';
 import { performance } from 'node:perf_hooks';
-import { freshClientMs } from './fresh-client.js';
+import { CLIENT_WARM_UP, freshClientMs } from './fresh-client.js';
 import { benchBatch } from './realistic-plans.js';
 import { writeResult } from './results.js';
 import { startBuiltService } from './service.js';
@@ -86,12 +86,15 @@ const HTTP_LARGE_ROUNDS = Number(process.env.BENCH_HTTP_LARGE_ROUNDS ?? 10);
 const PAUSE_MS = Number(process.env.BENCH_PAUSE_MS ?? 8000);
 const PAUSED_ROUNDS = Number(process.env.BENCH_PAUSED_ROUNDS ?? 5);
 const OWN_HTTP_ROUNDS = Number(process.env.BENCH_OWN_HTTP_ROUNDS ?? 4);
+// A fresh client's first requests, timed apart (CLIENT_WARM_UP).
+const COLD_CLIENT_REQUESTS = 15;
 async function httpLatencies(): Promise<{
   ms: number[];
   pairedMs: number[];
   largeMs: number[];
   pausedMs: number[];
   ownMs: number[];
+  coldClientMs: number[];
   responseBytes: number;
   largeBytes: number;
 }> {
@@ -100,21 +103,28 @@ async function httpLatencies(): Promise<{
     const body = JSON.stringify(batch);
     const large = JSON.stringify(benchBatch(512, 8));
     const responseBytes = (await (await fetch(`${base}/score-plan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text()).length;
-    const [ms, largeMs] = await freshClientMs(`${base}/score-plan`, [{ body }, { body: large }], HTTP_LARGE_ROUNDS);
+    const paired = await freshClientMs(`${base}/score-plan`, [{ body }, { body: large }], HTTP_LARGE_ROUNDS);
     // The small request alone for the rest of its rounds, again from a fresh client.
-    const [more] = await freshClientMs(`${base}/score-plan`, [{ body }], HTTP_ROUNDS - HTTP_LARGE_ROUNDS);
-    // One round first, not timed: a fresh process's first fetch also loads the client.
-    const [paused] = await freshClientMs(`${base}/score-plan`, [{ body }], PAUSED_ROUNDS, 1, PAUSE_MS);
+    const alone = await freshClientMs(`${base}/score-plan`, [{ body }], HTTP_ROUNDS - HTTP_LARGE_ROUNDS);
+    const paused = await freshClientMs(`${base}/score-plan`, [{ body }], PAUSED_ROUNDS, 1, PAUSE_MS);
     // The batches whose sentences are each plan's own, in turn: none finds its text in the workers' caches.
-    const ownMs = (
-      await freshClientMs(
-        `${base}/score-plan`,
-        ownBatches.map((o) => ({ body: JSON.stringify(o.batch) })),
-        OWN_HTTP_ROUNDS,
-        1,
-      )
-    ).flat();
-    return { ms: [...ms!, ...more!], pairedMs: ms!, largeMs: largeMs!, pausedMs: paused!, ownMs, responseBytes, largeBytes: large.length };
+    const own = await freshClientMs(
+      `${base}/score-plan`,
+      ownBatches.map((o) => ({ body: JSON.stringify(o.batch) })),
+      OWN_HTTP_ROUNDS,
+      1,
+    );
+    return {
+      ms: [...paired.ms[0]!, ...alone.ms[0]!],
+      pairedMs: paired.ms[0]!,
+      largeMs: paired.ms[1]!,
+      pausedMs: paused.ms[0]!,
+      ownMs: own.ms.flat(),
+      // What a client not yet warm sees: the first requests of each fresh client of the 64×8 batch.
+      coldClientMs: [paired, alone, paused].flatMap((c) => c.clientWarmUp.slice(0, COLD_CLIENT_REQUESTS)),
+      responseBytes,
+      largeBytes: large.length,
+    };
   } finally {
     child.kill('SIGTERM');
   }
@@ -138,6 +148,7 @@ const results = {
   http_ms: { p50: median(http.ms), p99: quantile(http.ms, 0.99) },
   http_plans_per_s: Math.round(plans / (median(http.ms) / 1000)),
   response_bytes: http.responseBytes,
+  http_cold_client: { requests: http.coldClientMs.length, client_warm_up: CLIENT_WARM_UP, ms: { p50: median(http.coldClientMs) } },
   http_own_wording: { requests: http.ownMs.length, ms: { p50: median(http.ownMs), p99: quantile(http.ownMs, 0.99) } },
   http_after_pause: { pause_ms: PAUSE_MS, rounds: PAUSED_ROUNDS, ms: { p50: median(http.pausedMs), max: Math.max(...http.pausedMs) } },
   http_4096: {
@@ -159,6 +170,7 @@ console.log(
     `own text   : p50 ${fmt(results.own_wording.in_process_ms.p50)} ms; scoring/parse ratio p50 ${fmt(results.own_wording.score_to_parse_ratio.p50)}, every sentence its own`,
     `HTTP       : p50 ${fmt(results.http_ms.p50)} ms, p99 ${fmt(results.http_ms.p99)} ms (target p50 < 35 ms), ${results.http_plans_per_s} plans/s, from a fresh client`,
     `HTTP 4,096 : p50 ${fmt(results.http_4096.ms.p50)} ms; per plan ${fmt(results.http_4096.per_plan_ratio)}× a 512-plan request's (target ≤ 1.1)`,
+    `HTTP cold  : p50 ${fmt(results.http_cold_client.ms.p50)} ms, each fresh client's first ${COLD_CLIENT_REQUESTS} requests`,
     `HTTP own   : p50 ${fmt(results.http_own_wording.ms.p50)} ms, every sentence its own`,
     `HTTP paused: p50 ${fmt(results.http_after_pause.ms.p50)} ms, max ${fmt(results.http_after_pause.ms.max)} ms, each request after ${PAUSE_MS / 1000} s of rest`,
   ].join('\n'),
