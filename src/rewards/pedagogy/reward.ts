@@ -8,7 +8,11 @@ import { PHASE_CUES, PHASES_VERSION, SCORED_PHASES } from './phases.js';
 const ALL_PHASES = Object.keys(PHASE_CUES) as Phase[];
 const BIT = Object.fromEntries(ALL_PHASES.map((p, i) => [p, 1 << i])) as Record<Phase, number>;
 // One scan per step text: capture group i + 1 holds a cue of ALL_PHASES[i].
-const CUES = new RegExp(`\\b(?:${ALL_PHASES.map((p) => `(${PHASE_CUES[p].join('|')})`).join('|')})`, 'gi');
+const CUE_SOURCE = `\\b(?:${ALL_PHASES.map((p) => `(${PHASE_CUES[p].join('|')})`).join('|')})`;
+const CUES = new RegExp(CUE_SOURCE, 'gi');
+// Lowercased text matches the same without case folding, which slows the scan: the cues are lowercase
+// ASCII, and the i flag (without u) never folds a character outside ASCII onto one inside it.
+const LOWERED_CUES = new RegExp(CUE_SOURCE, 'g');
 
 type StepPhases = PedagogyReward['steps'][number];
 
@@ -25,11 +29,11 @@ function scan(text: string, bits: number): number {
   return bits;
 }
 
-/** Where phase cues lie in `text`, and the phase of each. */
-export function cueSpans(text: string): { phase: Phase; start: number; end: number }[] {
+/** Where phase cues lie in `lowered` (text lowercased), and the phase of each. */
+export function cueSpans(lowered: string): { phase: Phase; start: number; end: number }[] {
   const out: { phase: Phase; start: number; end: number }[] = [];
-  CUES.lastIndex = 0;
-  for (let m = CUES.exec(text); m !== null; m = CUES.exec(text)) {
+  LOWERED_CUES.lastIndex = 0;
+  for (let m = LOWERED_CUES.exec(lowered); m !== null; m = LOWERED_CUES.exec(lowered)) {
     out.push({ phase: ALL_PHASES[phaseOf(m)]!, start: m.index, end: m.index + m[0].length });
   }
   return out;

@@ -2,7 +2,9 @@ import t from 'tap';
 import type { Plan } from '../../../src/contracts/plan.js';
 import { analyzePlan } from '../../../src/plan/analyze.js';
 import { DEFAULT_RESOLVED, resolvePalette, type ResolvedPalette } from '../../../src/plan/palette.js';
-import { pedagogyReward as rewardOf } from '../../../src/rewards/pedagogy/reward.js';
+import fc from 'fast-check';
+import { cueSpans, pedagogyReward as rewardOf } from '../../../src/rewards/pedagogy/reward.js';
+import { PHASE_CUES } from '../../../src/rewards/pedagogy/phases.js';
 
 const pedagogyReward = (plan: Plan, palette: ResolvedPalette) => rewardOf(analyzePlan(plan, palette), palette);
 import { basePlan, withStep } from '../../support/plans.js';
@@ -72,4 +74,48 @@ t.test('expected_output counts as step text; steps outside execution_order have 
   t.same(r.steps[3]!.phases, ['consolidate']);
   t.same(r.phases.consolidate, { detected: true, steps: ['d'], positions: [], first_position: null });
   t.equal(r.value, 3 / 4);
+});
+
+t.test('cue spans of lowercased text are those a case-insensitive scan finds', async (t) => {
+  // The spec, built here: the cues of each phase, matched ignoring case.
+  const phases = Object.keys(PHASE_CUES) as (keyof typeof PHASE_CUES)[];
+  const folded = new RegExp(`\\b(?:${phases.map((p) => `(${PHASE_CUES[p].join('|')})`).join('|')})`, 'gi');
+  const expected = (lowered: string) =>
+    [...lowered.matchAll(folded)].map((m) => ({
+      phase: phases[m.findIndex((x, i) => i > 0 && x !== undefined) - 1],
+      start: m.index,
+      end: m.index + m[0].length,
+    }));
+  // Cue words, their neighbours in other cases, and letters that fold onto ASCII ones only outside the i
+  // flag's reach (long s, dotless i, Kelvin sign, dotted capital I).
+  const pieces = [
+    'Prior knowledge',
+    'SHOW',
+    'showcase',
+    'ExPlAiN',
+    'practice',
+    'reflect',
+    'ſhow',
+    'ıllustrate',
+    '\u212Anow',
+    'İllustrat',
+    'already \u212Anow',
+    'quiz',
+    'pre-test',
+    ' ',
+    '. ',
+    '-',
+    'x',
+    'ß',
+    'é',
+  ];
+  const text = fc.array(fc.constantFrom(...pieces), { maxLength: 12 }).map((p) => p.join(''));
+  fc.assert(
+    fc.property(text, (s) => {
+      const lowered = s.toLowerCase();
+      t.same(cueSpans(lowered), expected(lowered), lowered);
+    }),
+    { numRuns: 500 },
+  );
+  t.ok(cueSpans('already \u212Anow'.toLowerCase()).length > 0, 'the Kelvin sign lowercases to k');
 });
