@@ -49,15 +49,21 @@ export function dependencyFacts(
   boundedLoops: ReadonlyArray<ReadonlySet<string>>,
   steps: ReadonlyMap<string, { agent: string }>,
 ): DependencyFacts {
-  return acyclicFacts(plan, rank, steps) ?? graphFacts(plan, rank, boundedLoops, steps);
+  const fast = acyclicFacts(plan, rank, steps);
+  if (fast !== null && fast !== CYCLIC) return fast;
+  return graphFacts(plan, rank, boundedLoops, steps, fast === CYCLIC);
 }
 
+/** What acyclicFacts answers for a graph with a cycle. */
+const CYCLIC = 'cyclic';
+
 /**
- * The facts of a plan whose graph is a DAG, or null when it has a cycle (a bounded loop's included). Most
- * plans are DAGs, and for them this layering over index arrays is the whole computation: built in
- * graphology, a plan's edges and their keys were a fifth of all judging time and much of its garbage.
+ * The facts of a plan whose graph is a DAG, CYCLIC when it has a cycle (a bounded loop's included), or null
+ * when a step id is declared twice, which it leaves to the general case. Most plans are DAGs, and for them
+ * this layering over index arrays is the whole computation: built in graphology, a plan's edges and their
+ * keys were a fifth of all judging time and much of its garbage.
  */
-function acyclicFacts(plan: Plan, rank: ReadonlyMap<string, number>, steps: ReadonlyMap<string, { agent: string }>): DependencyFacts | null {
+function acyclicFacts(plan: Plan, rank: ReadonlyMap<string, number>, steps: ReadonlyMap<string, { agent: string }>): DependencyFacts | typeof CYCLIC | null {
   const index = new Map<string, number>();
   for (const id of rank.keys()) index.set(id, index.size);
   const n = index.size;
@@ -80,7 +86,7 @@ function acyclicFacts(plan: Plan, rank: ReadonlyMap<string, number>, steps: Read
       const from = index.get(dep);
       if (from === undefined) continue;
       resolvedEdges++;
-      if (from === to) return null;
+      if (from === to) return CYCLIC;
       if (latestTo[from] === to) continue;
       latestTo[from] = to;
       inDegree[to]!++;
@@ -112,7 +118,7 @@ function acyclicFacts(plan: Plan, rank: ReadonlyMap<string, number>, steps: Read
     for (const v of generation) for (const w of successors[v]!) if (--inDegree[w]! === 0) next.push(w);
     generation = next;
   }
-  if (placed < n) return null;
+  if (placed < n) return CYCLIC;
   return {
     declaredEdges,
     resolvedEdges,
@@ -137,12 +143,18 @@ function topologyOf(n: number, e: number, maxIn: number, maxOut: number, interAg
   };
 }
 
-/** The general case, cycles and bounded loops included: builds the graph in the shared instance and derives every fact before returning. */
+/**
+ * The general case, cycles and bounded loops included: builds the graph in the shared instance and derives
+ * every fact before returning. `cyclic`: the graph is known to have a cycle, so it is not layered first
+ * (layering a graph with a cycle ends in a throw); a graph found to have none is layered after all, so the
+ * hint changes no fact.
+ */
 export function graphFacts(
   plan: Plan,
   rank: ReadonlyMap<string, number>,
   boundedLoops: ReadonlyArray<ReadonlySet<string>>,
   steps: ReadonlyMap<string, { agent: string }>,
+  cyclic = false,
 ): DependencyFacts {
   const keys = new Set<string>();
   for (const id of rank.keys()) keys.add(nodeKey(id));
@@ -163,7 +175,7 @@ export function graphFacts(
   }
 
   // The common case, a DAG, costs one traversal: topologicalGenerations throws only on a cycle.
-  let generations = tryGenerations(graph);
+  let generations = cyclic ? null : tryGenerations(graph);
   const cycles: string[][] = [];
   const loopEdges = new Set<string>();
   if (generations === null) {
