@@ -7,7 +7,7 @@ import type { Gaming, GamingSignalCode, RewardProfile } from '../contracts/gamin
 import type { Gate, Normalization, PedagogyReward, PersonalizationReward, ProfileSignal, StructuralReward, Topology, Violation } from '../contracts/results.js';
 import type { AxisVector } from '../grpo/compose.js';
 import { guardedCredit } from '../rewards/gaming/guarded.js';
-import { gamingContext, readGaming, type GamingContext } from '../rewards/gaming/signals.js';
+import { gamingContext, readGaming, readSteps, stepCues, type GamingContext } from '../rewards/gaming/signals.js';
 import { GAMING_VERSION } from '../rewards/gaming/thresholds.js';
 import { hardGate } from '../rewards/hard-gate.js';
 import { pedagogyReward } from '../rewards/pedagogy/reward.js';
@@ -79,8 +79,10 @@ export function evaluatePlan(completion: unknown, group: GamingContext, palette:
   const analysis = analyzePlan(parsed.plan, palette);
   const struct = structuralReward(analysis, palette);
   const pers = group.coverage ? group.coverage.score(parsed.plan) : null;
-  const ped = pedagogyReward(analysis, palette);
-  const reading = readGaming(analysis, palette, pers, ped, group);
+  // The gaming reading reads each step sentence by sentence; pedagogy takes the cues it found there.
+  const steps = readSteps(parsed.plan, group);
+  const ped = pedagogyReward(analysis, palette, stepCues(steps));
+  const reading = readGaming(analysis, palette, pers, ped, group, steps);
   const guarded = guardedCredit(struct, pers, reading, parsed.plan.steps.length, analysis.dependencies.declaredEdges);
   const violations = [...analysis.violations, ...parsed.warnings];
   return {

@@ -1,12 +1,12 @@
 import type { GamingSignal, GamingSignalCode } from '../../contracts/gaming.js';
 import type { Phase } from '../../contracts/palette.js';
-import type { Step } from '../../contracts/plan.js';
+import type { Plan, Step } from '../../contracts/plan.js';
 import type { Profile } from '../../contracts/profile.js';
 import type { PedagogyReward, PersonalizationReward } from '../../contracts/results.js';
 import type { PlanAnalysis } from '../../plan/analyze.js';
 import { toolPhase, type ResolvedPalette } from '../../plan/palette.js';
 import { SCORED_PHASES } from '../pedagogy/phases.js';
-import { cueSpans } from '../pedagogy/reward.js';
+import { cueSpans, PHASE_BIT } from '../pedagogy/reward.js';
 import type { SignalCoverage } from '../personalization/reward.js';
 import { isProgrammingStem } from './topic.js';
 import { jaccardAtLeast } from '../../common/jaccard.js';
@@ -126,8 +126,8 @@ interface RawSentence {
   /** Ids of the profile signals named in it outside copied runs. */
   named: ReadonlySet<string>;
 
-  /** The phases its cues name. */
-  phases: ReadonlySet<Phase>;
+  /** The phases its cues name (PHASE_BIT). */
+  cues: number;
   /** Whether it asks the learner something. */
   asks: boolean;
   /** Whether it names a programming word or the query. */
@@ -185,8 +185,6 @@ const KIND = 3;
 const IN_CUE = 4;
 const PROGRAMMING = 8;
 
-const NO_PHASES: ReadonlySet<Phase> = new Set();
-
 /** What a sentence's text says whatever the group: its words, cues and programming words. */
 interface Text {
   lowered: string;
@@ -195,7 +193,8 @@ interface Text {
   bounds: number[];
   /** Per word: its kind, IN_CUE, PROGRAMMING. */
   flags: Uint8Array;
-  phases: ReadonlySet<Phase>;
+  /** The phases its cues name (PHASE_BIT). */
+  cues: number;
   asks: boolean;
   stems: string[];
 }
@@ -242,11 +241,10 @@ function textOf(text: string, label: boolean): Text {
     flags[i] = info.flags;
     stems[i] = info.stem;
   }
-  // Most sentences name no phase: they share one empty set.
-  let phases: Set<Phase> | undefined;
+  let cues = 0;
   if (!label) {
     for (const span of cueSpans(lowered)) {
-      (phases ??= new Set()).add(span.phase);
+      cues |= PHASE_BIT[span.phase];
       const [from, to] = touched(bounds, span.start, span.end);
       for (let i = from; i < to; i++) flags[i]! |= IN_CUE;
     }
@@ -256,7 +254,7 @@ function textOf(text: string, label: boolean): Text {
     plain,
     bounds,
     flags,
-    phases: phases ?? NO_PHASES,
+    cues,
     asks: ASKS_LEARNER.test(text),
     stems,
   };
@@ -275,7 +273,7 @@ const NO_NAMES: ReadonlySet<string> = new Set();
  * receives the sentence's own words.
  */
 function readSentence(text: string, ctx: GamingContext, label: boolean, own?: string[]): RawSentence {
-  const { lowered, plain, bounds, flags, phases, asks, stems } = readText(text, label);
+  const { lowered, plain, bounds, flags, cues, asks, stems } = readText(text, label);
   const n = plain.length;
   if (marks.length < n) marks = new Uint8Array(2 * n);
   marks.fill(0, 0, n);
@@ -350,7 +348,7 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
     own: ownWords,
     topics,
     named: named ?? NO_NAMES,
-    phases,
+    cues,
     asks,
     onTopic,
     settledOff: undefined,
@@ -400,8 +398,9 @@ function readField(text: string | undefined, ctx: GamingContext, label = false):
  */
 function enacts(phase: Phase, step: Step, sentences: readonly Sentence[], palette: ResolvedPalette): boolean {
   const viaTool = toolPhase(palette, step.tool) === phase;
-  if (phase === 'activation') return step.human_input === true && sentences.some((s) => s.asksAbout && (viaTool || s.raw.phases.has(phase)));
-  return sentences.some((s) => s.acts && (viaTool || s.raw.phases.has(phase)));
+  const bit = PHASE_BIT[phase];
+  if (phase === 'activation') return step.human_input === true && sentences.some((s) => s.asksAbout && (viaTool || (s.raw.cues & bit) !== 0));
+  return sentences.some((s) => s.acts && (viaTool || (s.raw.cues & bit) !== 0));
 }
 
 const names = (ids: Iterable<string>) => [...ids].join(', ');
@@ -420,6 +419,23 @@ const signal = (code: GamingSignalCode, measures: Measures, message: string, ste
   threshold: GAMING_THRESHOLDS[code],
 });
 
+/** The sentences of each step's instruction and expected output, read in the group. */
+export type StepSentences = readonly (readonly RawSentence[])[];
+
+export const readSteps = (plan: Plan, ctx: GamingContext): StepSentences =>
+  plan.steps.map((s) => readField(s.instruction, ctx).concat(readField(s.expected_output, ctx)));
+
+/** The phases each step's cues name (PHASE_BIT), as pedagogyReward takes them. */
+export function stepCues(steps: StepSentences): number[] {
+  const out = new Array<number>(steps.length);
+  for (let i = 0; i < steps.length; i++) {
+    let bits = 0;
+    for (const r of steps[i]!) bits |= r.cues;
+    out[i] = bits;
+  }
+  return out;
+}
+
 /**
  * The gaming signals of one parsed plan, with their evidence (docs/rewards.md §10). Each signal has one
  * measure, taken on every plan, and fires when the measure is past its threshold.
@@ -430,10 +446,10 @@ export function readGaming(
   pers: PersonalizationReward | null,
   ped: PedagogyReward,
   ctx: GamingContext,
+  rawSteps: StepSentences = readSteps(a.plan, ctx),
 ): GamingReading {
   const { plan } = a;
   const n = plan.steps.length;
-  const rawSteps = plan.steps.map((s) => readField(s.instruction, ctx).concat(readField(s.expected_output, ctx)));
   // One round of the plan's own topic: a sentence that shares words with on-topic step sentences is on topic
   // too. One shared word is not enough: "change" or "write" is in every plan, however often.
   const { topic } = ctx;

@@ -6,7 +6,8 @@ import { toolPhase, type ResolvedPalette } from '../../plan/palette.js';
 import { PHASE_CUES, PHASES_VERSION, SCORED_PHASES } from './phases.js';
 
 const ALL_PHASES = Object.keys(PHASE_CUES) as Phase[];
-const BIT = Object.fromEntries(ALL_PHASES.map((p, i) => [p, 1 << i])) as Record<Phase, number>;
+/** Each phase's bit in a set of phases held as a number. */
+export const PHASE_BIT = Object.fromEntries(ALL_PHASES.map((p, i) => [p, 1 << i])) as Record<Phase, number>;
 // One scan per step text: capture group i + 1 holds a cue of ALL_PHASES[i].
 const CUE_SOURCE = `\\b(?:${ALL_PHASES.map((p) => `(${PHASE_CUES[p].join('|')})`).join('|')})`;
 const CUES = new RegExp(CUE_SOURCE, 'gi');
@@ -44,16 +45,24 @@ function isAscending(xs: readonly number[]): boolean {
   return true;
 }
 
-/** Phases a step exhibits, as a bit set over ALL_PHASES, before the human-input rule. */
-function cuedPhases(step: Step, palette: ResolvedPalette): number {
-  let bits = scan(step.instruction, 0);
-  if (step.expected_output) bits = scan(step.expected_output, bits);
-  const viaTool = toolPhase(palette, step.tool);
-  return viaTool ? bits | BIT[viaTool] : bits;
+/** The phases the cues of a step's instruction and expected output name (PHASE_BIT). */
+function scannedCues(step: Step): number {
+  const bits = scan(step.instruction, 0);
+  return step.expected_output ? scan(step.expected_output, bits) : bits;
 }
 
+/** Phases a step exhibits, its cues' and its tool's, as a bit set over ALL_PHASES, before the human-input rule. */
+function stepPhases(step: Step, cues: number, palette: ResolvedPalette): number {
+  const viaTool = toolPhase(palette, step.tool);
+  return viaTool ? cues | PHASE_BIT[viaTool] : cues;
+}
+
+/**
+ * `stepCues`, when given, holds the cues of each step (in `plan.steps` order) as a reading of the same texts
+ * already found them, sentence by sentence: a cue never spans a sentence break, so those are the same phases.
+ */
 // PersonalPlan §3.3: R_ped = |phases detected| / 4 over Merrill's Activation, Demonstration, Application, Integration
-export function pedagogyReward(a: PlanAnalysis, palette: ResolvedPalette): PedagogyReward {
+export function pedagogyReward(a: PlanAnalysis, palette: ResolvedPalette, stepCues?: readonly number[]): PedagogyReward {
   const { plan, rank } = a;
   const ordered = plan.execution_order.length;
   const span = Math.max(1, ordered - 1);
@@ -61,12 +70,13 @@ export function pedagogyReward(a: PlanAnalysis, palette: ResolvedPalette): Pedag
   for (const p of ALL_PHASES) phases[p] = { detected: false, steps: [], positions: [], first_position: null };
   const steps: StepPhases[] = [];
 
-  for (const step of plan.steps) {
-    let bits = cuedPhases(step, palette);
+  for (let k = 0; k < plan.steps.length; k++) {
+    const step = plan.steps[k]!;
+    let bits = stepPhases(step, stepCues?.[k] ?? scannedCues(step), palette);
     const entry: StepPhases = { step: step.id, phases: [] };
     // Activation probes the learner, so it needs the learner in the loop (PersonalPlan §3.3).
-    if (bits & BIT.activation && step.human_input !== true) {
-      bits &= ~BIT.activation;
+    if (bits & PHASE_BIT.activation && step.human_input !== true) {
+      bits &= ~PHASE_BIT.activation;
       entry.activation_without_human_input = true;
     }
     const pos = rank.get(step.id);

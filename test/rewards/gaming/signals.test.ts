@@ -7,8 +7,9 @@ import type { Plan } from '../../../src/contracts/plan.js';
 import { analyzePlan } from '../../../src/plan/analyze.js';
 import { resolvePalette } from '../../../src/plan/palette.js';
 import { groupContext } from '../../../src/scoring/evaluate-plan.js';
+import fc from 'fast-check';
 import { pedagogyReward } from '../../../src/rewards/pedagogy/reward.js';
-import { readGaming } from '../../../src/rewards/gaming/signals.js';
+import { readGaming, readSteps, stepCues } from '../../../src/rewards/gaming/signals.js';
 import { GAMING_THRESHOLDS, READING } from '../../../src/rewards/gaming/thresholds.js';
 import { GAMING_SIGNAL_CODES } from '../../../src/contracts/gaming.js';
 
@@ -95,4 +96,26 @@ t.test('the signals that fire are those whose measure is over its threshold, in 
     fired.push(...over);
   }
   t.ok(new Set(fired).size >= 3, `several kinds of signal fired: ${fired.join(', ')}`);
+});
+
+t.test('pedagogy credits the same phases from the cues the reading found sentence by sentence as from its own scan', async (t) => {
+  const palette = resolvePalette(undefined);
+  const ctx = groupContext('How do pandas joins work?', { tags: ['python'] });
+  // Cue words in several cases, cues cut by sentence breaks, and letters that lowercase to more than one.
+  const pieces = ['Prior', 'knowledge', 'prior knowledge', 'SHOW', 'practice', 'Reflect', 'explain', 'quiz', 'ask the learner', 'İllustrat', 'pre', '-test'];
+  const breaks = [' ', '. ', '; ', '.\n', '\n', '! ', '? ', '., ', ': ', ', ', '.'];
+  const text = fc.array(fc.tuple(fc.constantFrom(...pieces), fc.constantFrom(...breaks)), { maxLength: 10 }).map((ps) => ps.flat().join(''));
+  const step = fc.record({ instruction: text, expected_output: fc.option(text, { nil: undefined }), human_input: fc.boolean() });
+  fc.assert(
+    fc.property(fc.array(step, { minLength: 1, maxLength: 5 }), (steps) => {
+      const p = plan(steps.map((s) => s.instruction));
+      p.steps.forEach((s, i) => {
+        s.expected_output = steps[i]!.expected_output;
+        s.human_input = steps[i]!.human_input;
+      });
+      const a = analyzePlan(p, palette);
+      t.same(pedagogyReward(a, palette, stepCues(readSteps(p, ctx))), pedagogyReward(a, palette), JSON.stringify(steps));
+    }),
+    { numRuns: 300 },
+  );
 });
