@@ -86,11 +86,10 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
  * Load shedding from the headers: while the worker pool is saturated, a compute route (config.compute) is
  * answered 503 before its body is read, instead of after reading and parsing it only to find the queue full.
  */
-export function shedWhenSaturated(app: FastifyInstance, pool: Pick<WorkPool, 'status'>): void {
+export function shedWhenSaturated(app: FastifyInstance, pool: Pick<WorkPool, 'status' | 'saturated'>): void {
   app.addHook('onRequest', async (req, reply) => {
-    if (!req.routeOptions.config.compute) return;
+    if (!req.routeOptions.config.compute || !pool.saturated()) return;
     const status = pool.status();
-    if (!status.saturated) return;
     // The body is left unread: closing the connection after the answer spares reading it only to drop it.
     reply.header('connection', 'close');
     throw new Overloaded(

@@ -39,19 +39,55 @@ export function depthIssue(
   };
 }
 
-/** JSON with "__proto__" and "constructor.prototype" keys dropped, as secure-json-parse drops them. Throws on text that is not JSON. */
-export const parseSecurely = (text: string): unknown =>
-  mayNamePrototype(text) ? parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }) : JSON.parse(text);
+/**
+ * JSON with "__proto__" and "constructor.prototype" keys dropped, as secure-json-parse drops them. Throws on
+ * text that is not JSON. secure-json-parse is JSON.parse (after stripping a byte-order mark) followed, when
+ * its regular expressions find such a key spelled in the text, by their removal: JSON.parse's value is its
+ * value whenever there is nothing to remove.
+ */
+export function parseSecurely(text: string): unknown {
+  if (text.charCodeAt(0) === 0xfeff) return parseDropping(text);
+  const value = JSON.parse(text);
+  // Whether there is anything to remove is asked of the value when it holds few objects for its length (a
+  // /score-plan group is mostly completion text), and of the text when it holds many (a log's rows).
+  const named = namesPrototype(value, text.length >> 8);
+  return named === true || (named === undefined && mayNamePrototype(text)) ? parseDropping(text) : value;
+}
+
+const parseDropping = (text: string): unknown => parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
 
 /**
- * Whether secure-json-parse has anything to do with `text`. It tests every text with two regular
- * expressions for a "__proto__" or "constructor" key, each letter plain or as a \u005x–\u007x escape.
- * A 64×8 batch is full of quotes (completions are JSON inside JSON): read in parts, its tests cost more
- * than JSON.parse itself, these plain searches much less. Text with neither key spelled out, no such escape and
- * no byte-order mark (which it strips) is text it would hand to JSON.parse as it is.
+ * Whether secure-json-parse could find anything to remove in `text`: a "__proto__" or "constructor" key,
+ * each letter plain or as a \u005x–\u007x escape. Plain searches, much cheaper than its own regular expressions
+ * on text full of quotes (completions are JSON inside JSON).
  */
-const mayNamePrototype = (text: string): boolean =>
-  text.charCodeAt(0) === 0xfeff || text.includes('_proto') || text.includes('"constructor"') || /\\u00[5-7]/.test(text);
+const mayNamePrototype = (text: string): boolean => text.includes('_proto') || text.includes('"constructor"') || /\\u00[5-7]/.test(text);
+
+/**
+ * Whether an object in `value` has an own "__proto__" key, or a "constructor" key whose value has an own
+ * "prototype" (what secure-json-parse removes); undefined once more than `budget` objects were looked at.
+ */
+function namesPrototype(value: unknown, budget: number): boolean | undefined {
+  if (typeof value !== 'object' || value === null) return false;
+  const stack: object[] = [value];
+  // An explicit stack: the depth limit is checked only after parsing.
+  for (let seen = 0; stack.length > 0; seen++) {
+    if (seen > budget) return undefined;
+    const node = stack.pop()!;
+    if (Array.isArray(node)) {
+      for (const x of node) if (typeof x === 'object' && x !== null) stack.push(x);
+      continue;
+    }
+    if (Object.hasOwn(node, '__proto__')) return true;
+    const ctor: unknown = Object.hasOwn(node, 'constructor') ? (node as { constructor: unknown }).constructor : undefined;
+    if (typeof ctor === 'object' && ctor !== null && Object.hasOwn(ctor, 'prototype')) return true;
+    for (const k in node) {
+      const x = (node as Record<string, unknown>)[k];
+      if (typeof x === 'object' && x !== null) stack.push(x);
+    }
+  }
+  return false;
+}
 
 /**
  * The one JSON parser of request bodies: an empty body means no body (curl -X POST -H 'content-type:

@@ -33,7 +33,7 @@ const COMPUTE = [
 
 t.test('every route whose work runs on the pool is shed while it is saturated, and only those', async (t) => {
   let saturated = true;
-  const pool = { status: () => ({ workers: 2, running: 2, queued: 64, max_queue: 64, saturated, utilization: 1 }) };
+  const pool = { status: () => ({ workers: 2, running: 2, queued: 64, max_queue: 64, saturated, utilization: 1 }), saturated: () => saturated };
   const app = Fastify();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

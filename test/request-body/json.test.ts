@@ -44,6 +44,9 @@ t.test('parses as secure-json-parse does, prototype keys spelled any way, as key
       `[{"k":"${key}"},{"${key}":"v"}]`,
       `{"text":"{\\"${key}\\":1}","n":[1,{"${inner}"${space}:null}]}`,
       `\ufeff{"${key}":1}`,
+      // Many objects for the text's length, or few in much text: the key asked of the text, or of the value.
+      `[${'{"a":[1]},'.repeat(Math.floor(rnd() * 200))}{"${key}":{"${inner}":{}}}]`,
+      `{"t":"${'x'.repeat(Math.floor(rnd() * 2000))}","g":[{"${key}"${space}:{"${inner}":[]}}]}`,
       `{"${key}":1,`,
       `"${key}"`,
     ];

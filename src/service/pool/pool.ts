@@ -65,6 +65,8 @@ export interface WorkPool {
   /** Runs a task once in every worker (once on the main thread without workers); rounds run one after another. */
   each<K extends TaskName>(name: K, input: Input<K>): Promise<Output<K>[]>;
   status(): PoolStatus;
+  /** status().saturated, without the rest: asked on every compute request, where piscina's utilization, a summary of its run-time histogram, cost more than the check. */
+  saturated(): boolean;
   encoderCache(): CacheLookups;
   collections(): Collections;
   close(): Promise<void>;
@@ -263,6 +265,8 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
       if (!retired) return;
     }
   };
+  // Every worker busy and MAX_QUEUE tasks waiting for one: the next task that is not long is refused.
+  const saturated = () => live.size - lane.length - o.workers >= o.maxQueue;
   return {
     workers: o.workers,
     async run(name, input, signal, transfer = []) {
@@ -274,7 +278,7 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
       if (long && longHanded >= longMax && waiting + lane.length >= o.maxQueue) {
         throw new Overloaded(`${longHanded} long tasks run, as many as ${o.workers} workers allow, and ${waiting + lane.length} tasks wait (MAX_QUEUE)`);
       }
-      if (live.size - lane.length - o.workers >= o.maxQueue) throw new Overloaded(`all ${o.workers} workers are busy and ${o.maxQueue} tasks wait (MAX_QUEUE)`);
+      if (saturated()) throw new Overloaded(`all ${o.workers} workers are busy and ${o.maxQueue} tasks wait (MAX_QUEUE)`);
       const native = NATIVE.has(name);
       worked = true;
       const { task, cancel } = track(name, input, signal, transfer);
@@ -300,17 +304,17 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
       return each(name, input);
     },
     status() {
-      const handed = live.size - lane.length;
-      const running = Math.min(handed, o.workers);
+      const running = Math.min(live.size - lane.length, o.workers);
       return {
         workers: o.workers,
         running,
         queued: live.size - running,
         max_queue: o.maxQueue,
-        saturated: handed - o.workers >= o.maxQueue,
+        saturated: saturated(),
         utilization: Number(pool.utilization.toFixed(4)),
       };
     },
+    saturated,
     encoderCache: () => lookupsOf(settings.cacheLookups),
     collections: () => ({ ...collections }),
     // Terminating a worker inside onnxruntime aborts the process: tasks are told to stop and awaited first.
@@ -345,6 +349,7 @@ async function inProcess(o: PoolOptions): Promise<WorkPool> {
     },
     each: async (name, input) => [unwrap(await table[name](input, () => false)) as never],
     status: () => ({ workers: 0, running: 0, queued: 0, max_queue: o.maxQueue, saturated: false, utilization: 0 }),
+    saturated: () => false,
     encoderCache: () => lookupsOf(settings.cacheLookups),
     collections: () => ({ count: 0, heapBytes: 0, freedBytes: 0, replaced: 0 }),
     close: async () => undefined,
