@@ -329,7 +329,7 @@ const bigCell = (c: ConcurrencyFigures) =>
     .map(([k, v]) => `${BIG_CLIENTS[k] ?? k} ${f(v.p50)}`)
     .join('; ');
 const soakCell = (s: ConcurrencyFigures['soak'], idle: number) =>
-  `${idle} / ${int(s.rss_peak_mb)} / ${s.rss_30s_after_mb} MB (${int(s.requests)} requests in ${int(s.seconds)} s at ${s.connections} connections)`;
+  `${idle} / ${int(s.rss_peak_mb)} / ${int(s.rss_30s_after_mb)} MB (${int(s.requests)} requests in ${int(s.seconds)} s at ${s.connections} connections)`;
 
 function renderConcurrency(r: C): string {
   const c = r.figures;
