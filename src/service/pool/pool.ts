@@ -265,8 +265,10 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
       if (!retired) return;
     }
   };
+  // Tasks handed to piscina: running, or waiting there for a worker.
+  const handed = () => live.size - lane.length;
   // Every worker busy and MAX_QUEUE tasks waiting for one: the next task that is not long is refused.
-  const saturated = () => live.size - lane.length - o.workers >= o.maxQueue;
+  const saturated = () => handed() - o.workers >= o.maxQueue;
   return {
     workers: o.workers,
     async run(name, input, signal, transfer = []) {
@@ -274,7 +276,7 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
       // Refused when it would wait with MAX_QUEUE tasks ahead of it: those waiting for a worker, and for a long
       // task those in its lane too. Long tasks thus never get a task that is not long refused.
       const long = LONG.has(name);
-      const waiting = Math.max(0, live.size - lane.length - o.workers);
+      const waiting = Math.max(0, handed() - o.workers);
       if (long && longHanded >= longMax && waiting + lane.length >= o.maxQueue) {
         throw new Overloaded(`${longHanded} long tasks run, as many as ${o.workers} workers allow, and ${waiting + lane.length} tasks wait (MAX_QUEUE)`);
       }
@@ -304,7 +306,7 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
       return each(name, input);
     },
     status() {
-      const running = Math.min(live.size - lane.length, o.workers);
+      const running = Math.min(handed(), o.workers);
       return {
         workers: o.workers,
         running,

@@ -1,13 +1,13 @@
 // The duplicate-steps measure against a reference that reads each instruction whole with the word regex:
 // the signals take an instruction's word set from its sentences' readings, which must be the same set.
 import t from 'tap';
+import fc from 'fast-check';
 import { jaccard } from '../../../src/common/jaccard.js';
 import { mulberry32 } from '../../../src/common/rng.js';
 import type { Plan } from '../../../src/contracts/plan.js';
 import { analyzePlan } from '../../../src/plan/analyze.js';
 import { resolvePalette } from '../../../src/plan/palette.js';
 import { groupContext } from '../../../src/scoring/evaluate-plan.js';
-import fc from 'fast-check';
 import { pedagogyReward } from '../../../src/rewards/pedagogy/reward.js';
 import { readGaming, readSteps, stepCues } from '../../../src/rewards/gaming/signals.js';
 import { GAMING_THRESHOLDS, READING } from '../../../src/rewards/gaming/thresholds.js';
