@@ -282,20 +282,27 @@ while (performance.now() - t < d.ms) { spin(); n++; }
 parentPort.postMessage(x === 0.5 ? 0 : n / ((performance.now() - t) / 1000));`;
 
 /**
- * What the machine's cores give work that shares nothing: one thread alone, then two at once (the service
- * idle meanwhile). With pure arithmetic (PURE_CPU), two threads over one is the ceiling every 4 ÷ 1 ratio
+ * What the machine's cores give work that shares nothing: one thread alone and two at once (the service
+ * idle meanwhile), ROUNDS times, taking turns which goes first, so that a change in the machine's other load
+ * falls on both. With pure arithmetic (PURE_CPU), two threads over one is the ceiling every 4 ÷ 1 ratio
  * here is held against; with 8×8 batches scored in process, the same for the scoring itself, whose
  * allocation and memory traffic the two threads share.
  */
 async function machineScaling(script: string, data: Record<string, unknown>) {
   const rates = async (threads: number) => {
-    const startAt = Date.now() + 3000; // each thread warms up until then, so that they measure together
-    return Promise.all(Array.from({ length: threads }, () => onThread<number>(script, { ...data, startAt, ms: 5000 })));
+    const startAt = Date.now() + 2000; // each thread warms up until then, so that they measure together
+    const each = await Promise.all(Array.from({ length: threads }, () => onThread<number>(script, { ...data, startAt, ms: 3000 })));
+    return each.reduce((a, b) => a + b, 0);
   };
-  const [one] = await rates(1);
-  const two = await rates(2);
-  const both = two.reduce((a, b) => a + b, 0);
-  return { one_thread_per_s: round1(one!), two_threads_per_s: round1(both), ratio: Number((both / one!).toFixed(2)) };
+  const ones: number[] = [];
+  const twos: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    if (r % 2 === 0) ones.push(await rates(1));
+    twos.push(await rates(2));
+    if (r % 2 === 1) ones.push(await rates(1));
+  }
+  const ratios = twos.map((two, r) => Number((two / ones[r]!).toFixed(2)));
+  return { one_thread_per_s: round1(median(ones)), two_threads_per_s: round1(median(twos)), ratio: median(ratios), ratios };
 }
 
 const verifyBody = (() => {

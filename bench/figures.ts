@@ -43,6 +43,7 @@ interface ScorePlanFigures {
   http_rounds: number;
   http_ms: { p50: number; p99: number };
   http_plans_per_s: number;
+  http_stages_ms: Record<'read' | 'judge' | 'store' | 'compose' | 'total' | 'outside', number>;
   response_bytes: number;
   http_4096: { body_bytes: number; rounds: number; ms: { p50: number }; per_plan_ratio: number };
   http_after_pause: { pause_ms: number; rounds: number; ms: { p50: number; max: number } };
@@ -60,6 +61,7 @@ function renderScorePlan(r: BenchResult<ScorePlanFigures>): string {
     `| in process, ${s.batch} | p50 ${f(s.in_process_ms.p50)} ms, p99 ${f(s.in_process_ms.p99)} ms (${int(s.in_process_plans_per_s)} plans/s) | |`,
     `| the same with every sentence of every plan its own, as a model's samples are (the templates repeat each sentence across plans): scoring ÷ \`JSON.parse\`, in process | ${f(s.own_wording.score_to_parse_ratio.p50, 2)} (p10–p90 ${f(s.own_wording.score_to_parse_ratio.p10, 2)}–${f(s.own_wording.score_to_parse_ratio.p90, 2)}); p50 ${f(s.own_wording.in_process_ms.p50)} ms | |`,
     `| over HTTP from a fresh client process once it has sent ${s.http_cold_client.client_warm_up} requests, ${s.batch} (${mb(s.completion_bytes)} MB of completions in, ${mb(s.response_bytes)} MB out), ${s.http_rounds} requests | p50 ${f(s.http_ms.p50)} ms, p99 ${f(s.http_ms.p99)} ms (${int(s.http_plans_per_s)} plans/s) | p50 < 35 ms |`,
+    `| where those requests' time went (\`Server-Timing\`; each stage's median over them) | body read ${f(s.http_stages_ms.read)}, judged ${f(s.http_stages_ms.judge)}, run store ${f(s.http_stages_ms.store)}, composed ${f(s.http_stages_ms.compose)}; in the service ${f(s.http_stages_ms.total)} ms in all, outside it (the wire, and the client writing the body and reading the answer) ${f(s.http_stages_ms.outside)} ms | |`,
     `| over HTTP, 512 × 8 = 4,096 plans (${mb(s.http_4096.body_bytes)} MB body), ${s.http_4096.rounds} requests taking turns with ${s.batch} | p50 ${f(s.http_4096.ms.p50)} ms; per plan ${f(s.http_4096.per_plan_ratio, 2)}× the ${s.batch} request's (median over the rounds' pairs) | ≤ 1.1× |`,
     `| over HTTP, ${s.batch} with every sentence its own, ${s.http_own_wording.requests} requests (8 batches in turn) | p50 ${f(s.http_own_wording.ms.p50)} ms, p99 ${f(s.http_own_wording.ms.p99)} ms | |`,
     `| the same, the first requests of each fresh client (Node's fetch sends a large body slowly in a new process), ${s.http_cold_client.requests} requests | p50 ${f(s.http_cold_client.ms.p50)} ms | |`,
@@ -284,12 +286,18 @@ interface ClientThroughput {
   ratio: number;
   ratios: number[];
 }
+interface MachineScaling {
+  one_thread_per_s: number;
+  two_threads_per_s: number;
+  ratio: number;
+  ratios: number[];
+}
 interface ConcurrencyFigures {
   workers: string;
   rounds: number;
   rss_idle_mb: number;
-  'machine scaling, 8×8 scored in process': { one_thread_per_s: number; two_threads_per_s: number; ratio: number };
-  'machine ceiling, pure CPU': { one_thread_per_s: number; two_threads_per_s: number; ratio: number };
+  'machine scaling, 8×8 scored in process': MachineScaling;
+  'machine ceiling, pure CPU': MachineScaling;
   health_during_heavy: Record<string, { health_max_ms: number; health_p99_ms: number; request_ms: number; probes: number }>;
   'score-plan 8×8 throughput': Record<'node:http' | 'fetch', ClientThroughput>;
   'verify-turn N=20 throughput': Record<'node:http' | 'fetch', ClientThroughput>;
@@ -331,6 +339,8 @@ const bigCell = (c: ConcurrencyFigures) =>
 const soakCell = (s: ConcurrencyFigures['soak'], idle: number) =>
   `${idle} / ${int(s.rss_peak_mb)} / ${int(s.rss_30s_after_mb)} MB (${int(s.requests)} requests in ${int(s.seconds)} s at ${s.connections} connections)`;
 
+const rounds = (m: MachineScaling) => `rounds ${m.ratios.map((x) => `${f(x, 2)}×`).join(', ')}`;
+
 function renderConcurrency(r: C): string {
   const c = r.figures;
   const m = c['machine scaling, 8×8 scored in process'];
@@ -355,8 +365,8 @@ function renderConcurrency(r: C): string {
     `| \`/score-plan\` 64×8, one client, p50 | ${bigCell(c)} ms | < 60 ms |`,
     `| a request past its \`deadline_ms\` of 1,000 ms | 504 at +${f(c['answered after the deadline, ms past it'])} ms | within 1 s |`,
     `| RSS idle / peak in the soak / 30 s after | ${soakCell(c.soak, c.rss_idle_mb)} | ≤ 600 MB |`,
-    `| \`/score-plan\` 8×8, 4 clients ÷ 1 as a share of the machine's ceiling (two pure-CPU threads ÷ one, ${f(pure.ratio, 2)}×) | ${(['node:http', 'fetch'] as const).map((via) => `${via} ${f(c['score-plan 8×8 throughput'][via].ratio / pure.ratio, 2)}`).join('; ')} | ≥ 0.9 |`,
-    `| two threads ÷ one, 8×8 batches scored in process (the scoring's own scaling) | ${f(m.ratio, 2)}× (${f(m.one_thread_per_s)} → ${f(m.two_threads_per_s)} batches/s) | |`,
+    `| \`/score-plan\` 8×8, 4 clients ÷ 1 as a share of the machine's ceiling (two pure-CPU threads ÷ one, ${f(pure.ratio, 2)}×: ${rounds(pure)}) | ${(['node:http', 'fetch'] as const).map((via) => `${via} ${f(c['score-plan 8×8 throughput'][via].ratio / pure.ratio, 2)}`).join('; ')} | ≥ 0.9 |`,
+    `| two threads ÷ one, 8×8 batches scored in process (the scoring's own scaling) | ${f(m.ratio, 2)}× (${f(m.one_thread_per_s)} → ${f(m.two_threads_per_s)} batches/s; ${rounds(m)}) | |`,
     '',
     `Workers replaced for memory before the soak: ${c.workers_replaced_before_soak}; during and after it: ${c.soak.workers_replaced_since_it_began}.`,
     'Cores kept busy during the throughput figures (service / clients / whole machine):',

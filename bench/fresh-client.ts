@@ -16,7 +16,8 @@ export interface ClientRequest {
 export const CLIENT_WARM_UP = 60;
 
 // The client process: fetch, as a trainer's Node client would; the requests in turn, one at a time, each
-// answer read whole. It prints its warm-up times and each request's round-trip times, ms.
+// answer read whole. It prints its warm-up times and each request's round-trip times, ms, with the
+// answer's Server-Timing header.
 const CLIENT = `
 import { readFileSync } from 'node:fs';
 const spec = JSON.parse(readFileSync(process.argv[1], 'utf8'));
@@ -28,25 +29,43 @@ const send = async (b, key) => {
   const res = await fetch(spec.url, { method: 'POST', headers, body: bodies[b] });
   const text = await res.text();
   if (res.status !== 200) throw new Error('HTTP ' + res.status + ': ' + text.slice(0, 300));
-  return performance.now() - t;
+  return [performance.now() - t, res.headers.get('server-timing') ?? ''];
 };
 const clientWarmUp = [];
-for (let i = 0; i < spec.clientWarmUp; i++) clientWarmUp.push(await send(0, 'client-' + i));
+for (let i = 0; i < spec.clientWarmUp; i++) clientWarmUp.push((await send(0, 'client-' + i))[0]);
 const ms = spec.requests.map(() => []);
+const serverTiming = spec.requests.map(() => []);
 for (let i = 0; i < spec.rounds + spec.warmUp; i++) {
   if (spec.pauseMs > 0) await new Promise((r) => setTimeout(r, spec.pauseMs));
   for (let b = 0; b < bodies.length; b++) {
-    const took = await send(b, i);
-    if (i >= spec.warmUp) ms[b].push(took);
+    const [took, timing] = await send(b, i);
+    if (i >= spec.warmUp) {
+      ms[b].push(took);
+      serverTiming[b].push(timing);
+    }
   }
 }
-process.stdout.write(JSON.stringify({ clientWarmUp, ms }));
+process.stdout.write(JSON.stringify({ clientWarmUp, ms, serverTiming }));
 `;
 
-/** A client's round trips, ms: each request's timed ones, and the first request's CLIENT_WARM_UP before them. */
+/**
+ * A client's round trips, ms: each request's timed ones with their answers' Server-Timing headers, and the
+ * first request's CLIENT_WARM_UP before them.
+ */
 export interface ClientTimes {
   ms: number[][];
+  serverTiming: string[][];
   clientWarmUp: number[];
+}
+
+/** The stages of a Server-Timing header, ms by name. */
+export function stagesOf(header: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of header.split(', ')) {
+    const m = /^([a-z]+);dur=([\d.]+)$/.exec(part);
+    if (m) out[m[1]!] = Number(m[2]);
+  }
+  return out;
 }
 
 /**

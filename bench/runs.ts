@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { mulberry32 } from '../src/common/rng.js';
+import { Timings } from '../src/common/timings.js';
 import { benchBatch } from './realistic-plans.js';
 import { freshClientMs } from './fresh-client.js';
 import { writeResult } from './results.js';
@@ -49,8 +50,8 @@ for (let i = 0; i < ROUNDS + 10; i++) {
   const runReq = { ...batch, run_id: 'bench', step: i };
   const scorer = (req: typeof plainReq | typeof runReq) =>
     pooledScorer(req, { groups: req.groups, plans: completionCount(req.groups) }, judging, svc.pool, never);
-  const plain = () => scoreInRun(plainReq, undefined, svc, scorer(plainReq), never);
-  const withRun = () => scoreInRun(runReq, undefined, svc, scorer(runReq), never);
+  const plain = () => scoreInRun(plainReq, undefined, svc, scorer(plainReq), never, new Timings());
+  const withRun = () => scoreInRun(runReq, undefined, svc, scorer(runReq), never, new Timings());
   // Alternate which goes first, so neither always pays for the other's garbage.
   let a: number;
   let b: number;

@@ -2,7 +2,7 @@
 // same text in the same run. Figures are measured, never assumed; the targets are printed beside them.
 import { DEFAULT_PLAN_LIMITS } from '../src/plan/parse.js';
 import { performance } from 'node:perf_hooks';
-import { CLIENT_WARM_UP, freshClientMs } from './fresh-client.js';
+import { CLIENT_WARM_UP, freshClientMs, stagesOf } from './fresh-client.js';
 import { benchBatch } from './realistic-plans.js';
 import { writeResult } from './results.js';
 import { startBuiltService } from './service.js';
@@ -86,10 +86,14 @@ const HTTP_LARGE_ROUNDS = Number(process.env.BENCH_HTTP_LARGE_ROUNDS ?? 10);
 const PAUSE_MS = Number(process.env.BENCH_PAUSE_MS ?? 8000);
 const PAUSED_ROUNDS = Number(process.env.BENCH_PAUSED_ROUNDS ?? 5);
 const OWN_HTTP_ROUNDS = Number(process.env.BENCH_OWN_HTTP_ROUNDS ?? 4);
+// The Server-Timing stages of a request counted in the default run, and its time outside the service.
+const HTTP_STAGES = ['read', 'judge', 'store', 'compose', 'total', 'outside'] as const;
 // A fresh client's first requests, timed apart (CLIENT_WARM_UP).
 const COLD_CLIENT_REQUESTS = 15;
 async function httpLatencies(): Promise<{
   ms: number[];
+  /** Each of those requests' Server-Timing stages, and its time outside the service (round trip − total). */
+  stages: Record<string, number>[];
   pairedMs: number[];
   largeMs: number[];
   pausedMs: number[];
@@ -116,6 +120,14 @@ async function httpLatencies(): Promise<{
     );
     return {
       ms: [...paired.ms[0]!, ...alone.ms[0]!],
+      stages: [paired, alone].flatMap((c) =>
+        c.serverTiming[0]!.map((h, i) => {
+          const s = stagesOf(h);
+          if (HTTP_STAGES.some((k) => k !== 'outside' && s[k] === undefined))
+            throw new Error(`a Server-Timing header without the stages of a request into a run: ${h}`);
+          return { ...s, outside: c.ms[0]![i]! - s.total! };
+        }),
+      ),
       pairedMs: paired.ms[0]!,
       largeMs: paired.ms[1]!,
       pausedMs: paused.ms[0]!,
@@ -147,6 +159,8 @@ const results = {
   http_rounds: HTTP_ROUNDS,
   http_ms: { p50: median(http.ms), p99: quantile(http.ms, 0.99) },
   http_plans_per_s: Math.round(plans / (median(http.ms) / 1000)),
+  // Where those requests' time went, each stage's median over them (the medians need not add up).
+  http_stages_ms: Object.fromEntries(HTTP_STAGES.map((s) => [s, median(http.stages.map((x) => x[s]!))])) as Record<(typeof HTTP_STAGES)[number], number>,
   response_bytes: http.responseBytes,
   http_cold_client: { requests: http.coldClientMs.length, client_warm_up: CLIENT_WARM_UP, ms: { p50: median(http.coldClientMs) } },
   http_own_wording: { requests: http.ownMs.length, ms: { p50: median(http.ownMs), p99: quantile(http.ownMs, 0.99) } },

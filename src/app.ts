@@ -14,6 +14,7 @@ import { exposureProblem, installAccess, parseKeys, SCOPES } from './http/access
 import { registerProtection, registerRateLimit, shedWhenSaturated } from './http/protection.js';
 import { manageConnections } from './http/connections.js';
 import { installMetrics } from './http/metrics.js';
+import { installServerTiming } from './http/server-timing.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { registerDashboard } from './http/dashboard.js';
 import { healthRoutes, type Readiness } from './http/routes/health.js';
@@ -29,6 +30,7 @@ import { evaluateRoutes } from './http/routes/evaluate.js';
 import type { Capability } from './service/capability.js';
 import type { ScoreSummary } from './scoring/score-groups.js';
 import { SCORER_VERSION } from './scoring/versions.js';
+import type { Timings } from './common/timings.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -41,6 +43,9 @@ const STORE_EVENT_LINES = {
   waiting: 'not reachable yet: waiting (STATE_WAIT_MS)',
   fresh: 'file unusable: started a fresh state',
 } as const;
+
+/** A request's timed stages for its log line, ms to two decimals as latency_ms. */
+const stagesMs = (t: Timings) => Object.fromEntries(t.entries().map(([stage, ms]) => [stage, Number(ms.toFixed(2))]));
 
 export interface App {
   app: FastifyInstance;
@@ -68,6 +73,8 @@ export async function buildApp(config: Config): Promise<App> {
   // How many keys of each scope, never the keys: an operator sees whether the keys they meant are in force.
   if (keys.length === 0) app.log.info({ anonymous: true }, 'no API keys: every request is anonymous and allowed');
   else app.log.info({ keys: Object.fromEntries(SCOPES.map((s) => [s, keys.filter((k) => k.scope === s).length])) }, 'API keys loaded');
+  // First, so that a request any later hook refuses still says how long it took.
+  installServerTiming(app);
   manageConnections(app, {
     maxConnections: config.MAX_CONNECTIONS,
     maxPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS,
@@ -102,7 +109,7 @@ export async function buildApp(config: Config): Promise<App> {
       latency_ms: Number(reply.elapsedTime.toFixed(2)),
       ...(req.keyId ? { key: req.keyId } : {}),
     };
-    if (req.scoreSummary) req.log.info({ ...line, ...req.scoreSummary }, 'scored');
+    if (req.scoreSummary) req.log.info({ ...line, ...req.scoreSummary, stages_ms: stagesMs(req.timings) }, 'scored');
     else if (req.url === '/health' || req.url === '/ready') req.log.debug(line, 'probe');
     else req.log.info(line, 'request');
   });

@@ -55,7 +55,9 @@ t.test('service process: logs, readiness and graceful shutdown', async (t) => {
     gated: 2,
     latency_ms: Number,
     mean_raw: { struct: Number, pers: Number, ped: Number },
+    stages_ms: { read: Number, judge: Number, store: Number, compose: Number },
   });
+  t.match(scored.headers.get('server-timing'), /^read;dur=[\d.]+, (judge|store);dur=.*compose;dur=[\d.]+, total;dur=[\d.]+$/);
   t.equal(lines.filter((l) => l.url === '/score-plan').length, 1, 'exactly one log line for the scoring request');
 
   // Start a request, deliver half its body, then SIGTERM: the request must still be answered.

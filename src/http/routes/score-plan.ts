@@ -53,7 +53,14 @@ export const scorePlanRoute =
         const body = req.body as ScorePlanRequest | JsonBytes;
         let out: Awaited<ReturnType<typeof scorePlan>>;
         try {
-          out = await scorePlan(ctx, body, req.headers['idempotency-key'], req.bodySha256, (bodyMs) => requestSignal(req, reply, ctx.deadlineMs, bodyMs));
+          out = await scorePlan(
+            ctx,
+            body,
+            req.headers['idempotency-key'],
+            req.bodySha256,
+            (bodyMs) => requestSignal(req, reply, ctx.deadlineMs, bodyMs),
+            req.timings,
+          );
         } finally {
           // Judged or failed, the request reads its body no more. A part a worker was judging when another
           // failed may still read it, into an answer nobody waits for.

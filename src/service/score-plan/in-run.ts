@@ -7,6 +7,7 @@ import { IdempotencyConflict, ofContent, receiptKey } from '../../runs/idempoten
 import { stepSummary, type Counted, type StepInfo } from '../../runs/ledger.js';
 import type { Arrival } from '../../runs/turns.js';
 import type { Service } from '../context.js';
+import type { Timings } from '../../common/timings.js';
 
 const DEFAULT_RUN_ID = 'default';
 
@@ -46,13 +47,13 @@ export interface PlanScorer<J> {
 }
 
 /** Judges once per distinct gate and profile (a run's may change while a request waits for its turn). */
-function memoJudge<J>(judge: (gate: GateOptions) => Promise<J>): (o: ResolvedOptions) => Promise<J> {
+function memoJudge<J>(judge: (gate: GateOptions) => Promise<J>, timings: Timings): (o: ResolvedOptions) => Promise<J> {
   const seen = new Map<string, Promise<J>>();
   return (o) => {
     const key = `${o.strict}/${o.lambda_hard}/${o.reward_profile}`;
     let p = seen.get(key);
     if (!p) {
-      p = judge({ strict: o.strict, lambda_hard: o.lambda_hard, reward_profile: o.reward_profile });
+      p = timings.time('judge', () => judge({ strict: o.strict, lambda_hard: o.lambda_hard, reward_profile: o.reward_profile }));
       p.catch(() => undefined); // awaited later, or dropped when the request ends first
       seen.set(key, p);
     }
@@ -74,13 +75,14 @@ async function countJudged<J>(
   tally: (j: J) => Tally,
   receipt: Idempotency | undefined,
   signal: AbortSignal,
+  timings: Timings,
 ): Promise<{ judgement: J; counted: Exclude<Counted, { kind: 'stale' }> }> {
   let defaults = await onArrival;
   let claim = receipt && { key: receipt.key, fingerprint: receipt.fingerprint };
   for (;;) {
     const judgement = await judged(defaults);
     if (signal.aborted) throw signal.reason as Error;
-    const counted = await deps.ledger.count(runId, step, tally(judgement), defaults, claim);
+    const counted = await timings.time('store', () => deps.ledger.count(runId, step, tally(judgement), defaults, claim));
     // A receipt from before fingerprints were of bytes: compared again by content.
     if (counted.kind === 'conflict' && claim?.fingerprint === receipt!.fingerprint && ofContent(counted.stored)) {
       claim = { key: receipt!.key, fingerprint: await receipt!.contentFingerprint(signal) };
@@ -109,27 +111,33 @@ export async function scoreInRun<J>(
   deps: RunDeps,
   scorer: PlanScorer<J>,
   signal: AbortSignal,
+  timings: Timings,
   arrival?: Arrival,
 ): Promise<RunScoring> {
-  const judged = memoJudge((gate) => scorer.judge(gate));
+  const judged = memoJudge((gate) => scorer.judge(gate), timings);
+  // Composed with the weights, and written out with the step's info.
+  const composed = (j: J, options: ResolvedOptions, weights: AxisVector, run: StepInfo | null) =>
+    timings.time('compose', async () => {
+      const c = scorer.compose(j, options, weights);
+      return { summary: c.summary, body: await c.write(run) };
+    });
   const runId = req.run_id === undefined ? DEFAULT_RUN_ID : req.run_id;
   if (runId === null) {
     arrival?.leave();
     const options = resolveOptions(req.options, deps.defaults);
-    const c = scorer.compose(await judged(options), options, INITIAL_WEIGHTS);
-    return { kind: 'scored', body: await c.write(null), summary: c.summary };
+    return { kind: 'scored', ...(await composed(await judged(options), options, INITIAL_WEIGHTS, null)) };
   }
 
   const receipt = idempotency && { ...idempotency, key: receiptKey(req.step, idempotency.key) };
   const byDefaults = (d: ScoringDefaults) => judged(resolveOptions(req.options, d));
   // Judging starts now; its outcome is awaited in the turn, or dropped if the request ends first.
-  const onArrival = runDefaults(deps, runId);
+  const onArrival = timings.time('store', () => runDefaults(deps, runId));
   void onArrival.then(byDefaults).catch(() => undefined);
   return deps.turns.inTurn(
     runId,
     signal,
     async () => {
-      const { judgement, counted } = await countJudged(deps, runId, req.step, onArrival, byDefaults, (j) => scorer.tally(j), receipt, signal);
+      const { judgement, counted } = await countJudged(deps, runId, req.step, onArrival, byDefaults, (j) => scorer.tally(j), receipt, signal, timings);
       if (counted.kind === 'conflict') {
         throw new IdempotencyConflict(`Idempotency-Key "${idempotency!.key}" was used for a different request in run ${runId}`);
       }
@@ -138,13 +146,12 @@ export async function scoreInRun<J>(
         if (cached !== undefined) return { kind: 'replay', body: cached };
         // Counted before a restart, on another replica, or evicted: rebuilt, not counted again.
         const options = resolveOptions(req.options, counted.receipt.defaults);
-        return { kind: 'replay', body: await scorer.compose(await judged(options), options, counted.receipt.run.weights).write(counted.receipt.run) };
+        return { kind: 'replay', body: (await composed(await judged(options), options, counted.receipt.run.weights, counted.receipt.run)).body };
       }
       const options = resolveOptions(req.options, counted.defaults);
-      const c = scorer.compose(judgement, options, counted.run.weights);
-      const body = await c.write(counted.run);
+      const { summary, body } = await composed(judgement, options, counted.run.weights, counted.run);
       if (counted.receipt !== undefined) deps.replies.set(counted.receipt, body);
-      return { kind: 'scored', body, summary: { ...c.summary, run: stepSummary(counted.run) } };
+      return { kind: 'scored', body, summary: { ...summary, run: stepSummary(counted.run) } };
     },
     arrival,
   );

@@ -6,6 +6,7 @@ import { bytesFingerprint, fingerprint } from '../../runs/idempotency.js';
 import type { Service } from '../context.js';
 import { type RunScoring, scoreInRun } from './in-run.js';
 import { pooledScorer, type ScorableGroups } from './pooled-scorer.js';
+import type { Timings } from '../../common/timings.js';
 import { checkPlanCount, completionCount, splitLayout } from './split-groups.js';
 
 type Head = Omit<ScorePlanRequest, 'groups'>;
@@ -28,12 +29,14 @@ export async function scorePlan(
   key: string | undefined,
   bodySha256: Uint8Array | undefined,
   signalFor: (bodyDeadlineMs?: number) => AbortSignal,
+  timings: Timings,
 ): Promise<RunScoring> {
   const inParts = body instanceof GroupsBytes ? readHead(svc, body) : undefined;
   // A body read whole on a worker names its run only once read: its place in arrival order is kept meanwhile.
   const arrival = body instanceof JsonBytes && !inParts ? svc.turns.arrive() : undefined;
   try {
-    const read = inParts ?? (body instanceof JsonBytes ? await readOnWorker(svc, body, key !== undefined, signalFor()) : parsed(body));
+    const read =
+      inParts ?? (body instanceof JsonBytes ? await timings.time('read', () => readOnWorker(svc, body, key !== undefined, signalFor())) : parsed(body));
     const { head, groups } = read;
     if (groups.plans !== undefined) checkPlanCount(groups.plans, svc.requestLimits.maxPlansPerRequest);
     const signal = signalFor(head.options?.deadline_ms);
@@ -41,7 +44,7 @@ export async function scorePlan(
     // keepLargeJson hashes the body of every request with a key.
     if (key !== undefined && bodySha256 === undefined) throw new Error('no SHA-256 of the body of a request with an Idempotency-Key');
     const idempotency = key === undefined ? undefined : { key, fingerprint: bytesFingerprint(bodySha256!), contentFingerprint: read.contentFingerprint };
-    const scoring = scoreInRun(head, idempotency, svc, pooledScorer(head, groups, settings, svc.pool, signal), signal, arrival);
+    const scoring = scoreInRun(head, idempotency, svc, pooledScorer(head, groups, settings, svc.pool, signal), signal, timings, arrival);
     // A body whose groups its workers read gets the 400 it would get read whole: the issues of all of it, in order.
     return inParts ? await scoring.catch((e: unknown) => asReadWhole(svc, body as JsonBytes, e, signalFor())) : await scoring;
   } finally {
