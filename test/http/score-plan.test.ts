@@ -390,12 +390,17 @@ t.test('a body parsed on the main thread is decoded as it arrives: characters sp
   t.teardown(() => served.close());
   const base = await served.listen({ port: 0, host: '127.0.0.1' });
   const label = 'Gruppe für Ümlaute → 例 🙂';
-  for (const groups of [2, 40]) {
+  // Decoded whole (under 128 KiB), and read group by group, finished at once (under 1 MiB) or in a turn of its own.
+  for (const [groups, from, to] of [
+    [2, 0, 128 << 10],
+    [8, 128 << 10, 1 << 20],
+    [40, 1 << 20, 4 << 20],
+  ] as const) {
     const batch = benchBatch(groups, 8);
     batch.groups[0]!.id = label;
     batch.groups[1]!.completions[0] = String(batch.groups[1]!.completions[0]).replaceAll('"step1"', '"schritt→例🙂"');
     const bytes = Buffer.from(JSON.stringify({ ...batch, run_id: null }));
-    t.ok(groups === 2 ? bytes.length < 1 << 20 : bytes.length > 1 << 20, `${bytes.length} bytes`);
+    t.ok(bytes.length >= from && bytes.length < to, `${groups} groups: ${bytes.length} bytes`);
     // Cut inside the four bytes of every emoji, and in 16 KiB pieces elsewhere.
     const cuts = new Set<number>();
     for (let at = bytes.indexOf('🙂'); at !== -1; at = bytes.indexOf('🙂', at + 1)) cuts.add(at + 2);
@@ -413,31 +418,37 @@ t.test('a body parsed on the main thread is decoded as it arrives: characters sp
   }
 });
 
-t.test('a body of 1 to 4 MiB read group by group: the same answers as one parsed whole, the odd ones included', async (t) => {
+t.test('a body of 128 KiB to 4 MiB read group by group: the same answers as one parsed whole, the odd ones included', async (t) => {
   const served = await testApp({ MAX_PLANS_PER_REQUEST: 1100, BODY_LIMIT_BYTES: 8 << 20, MAX_JSON_DEPTH: 20 });
   t.teardown(() => served.close());
   const send = (payload: string) => served.inject({ method: 'POST', url: '/score-plan', payload, headers: { 'content-type': 'application/json' } });
-  const batch = { ...benchBatch(40, 8), run_id: null };
-  const json = JSON.stringify(batch);
-  t.ok(json.length > 1 << 20 && json.length < 4 << 20, `${json.length} bytes`);
   let deep: unknown = 'x';
   for (let i = 0; i < 30; i++) deep = { d: deep };
-  const cases: [string, string, number][] = [
-    ['well formed', json, 200],
-    // Read whole: the scanner does not spell out escapes, nor guess which of two keys JSON.parse keeps.
-    ['"groups" written with an escape', json.replace('"groups"', '"gr\\u006fups"'), 200],
-    ['"groups" twice', `${json.slice(0, -1)},"groups":${JSON.stringify(batch.groups.slice(0, 2))}}`, 200],
-    ['a group that is not JSON', json.replace('"profile"', '"profile":,"x"'), 400],
-    ['a "__proto__" key in a group', json.replace('{"id"', '{"__proto__":{"x":1},"id"'), 200],
-    ['a group nested too deep', JSON.stringify({ ...batch, groups: batch.groups.map((g, i) => (i === 7 ? { ...g, completions: [deep] } : g)) }), 400],
-    ['a bad profile', JSON.stringify({ ...batch, groups: batch.groups.map((g, i) => (i === 30 ? { ...g, profile: 7 } : g)) }), 400],
-  ];
-  for (const [what, body, status] of cases) {
-    const plain = await send(body);
-    t.equal(plain.statusCode, status, `${what}: ${plain.body.slice(0, 200)}`);
-    // The reference: a compressed body, its size unknown until its end, parsed whole.
-    const whole = await postGzipped(served, body);
-    t.ok(plain.rawPayload.equals(whole.rawPayload), `${what}: the same bytes as parsed whole`);
+  // Under 1 MiB the body is finished at once, from 1 MiB in a turn of its own.
+  for (const [groups, from, to] of [
+    [8, 128 << 10, 1 << 20],
+    [40, 1 << 20, 4 << 20],
+  ] as const) {
+    const batch = { ...benchBatch(groups, 8), run_id: null };
+    const json = JSON.stringify(batch);
+    t.ok(json.length >= from && json.length < to, `${groups} groups: ${json.length} bytes`);
+    const cases: [string, string, number][] = [
+      ['well formed', json, 200],
+      // Read whole: the scanner does not spell out escapes, nor guess which of two keys JSON.parse keeps.
+      ['"groups" written with an escape', json.replace('"groups"', '"gr\\u006fups"'), 200],
+      ['"groups" twice', `${json.slice(0, -1)},"groups":${JSON.stringify(batch.groups.slice(0, 2))}}`, 200],
+      ['a group that is not JSON', json.replace('"profile"', '"profile":,"x"'), 400],
+      ['a "__proto__" key in a group', json.replace('{"id"', '{"__proto__":{"x":1},"id"'), 200],
+      ['a group nested too deep', JSON.stringify({ ...batch, groups: batch.groups.map((g, i) => (i === 7 ? { ...g, completions: [deep] } : g)) }), 400],
+      ['a bad profile', JSON.stringify({ ...batch, groups: batch.groups.map((g, i) => (i === groups - 3 ? { ...g, profile: 7 } : g)) }), 400],
+    ];
+    for (const [what, body, status] of cases) {
+      const plain = await send(body);
+      t.equal(plain.statusCode, status, `${groups} groups, ${what}: ${plain.body.slice(0, 200)}`);
+      // The reference: a compressed body, its size unknown until its end, parsed whole.
+      const whole = await postGzipped(served, body);
+      t.ok(plain.rawPayload.equals(whole.rawPayload), `${groups} groups, ${what}: the same bytes as parsed whole`);
+    }
   }
 });
 
