@@ -9,7 +9,8 @@ declare module 'fastify' {
 }
 
 /**
- * A Server-Timing header on every response: `read` (the body received, parsed and validated), the stages
+ * A Server-Timing header on every response that passes Fastify's hooks (all but the raw 400s to malformed
+ * HTTP and to a URL that cannot be decoded): `read` (the body received, parsed and validated), the stages
  * the handler timed (/score-plan: `judge`, `store`, `compose`), and `total` (request to response headers),
  * so that a caller sees where a slow answer's time went on its own side of the wire.
  */
@@ -22,9 +23,7 @@ export function installServerTiming(app: FastifyInstance): void {
     req.timings.add('read', reply.elapsedTime);
   });
   app.addHook('onSend', async (req, reply, payload) => {
-    // A request refused before onRequest ran (a malformed URL) has no timings of its own.
-    const stages = req.timings?.entries() ?? [];
-    reply.header('server-timing', serverTiming([...stages, ['total', reply.elapsedTime]]));
+    reply.header('server-timing', serverTiming([...req.timings.entries(), ['total', reply.elapsedTime]]));
     return payload;
   });
 }
