@@ -67,6 +67,8 @@ export interface WorkPool {
   status(): PoolStatus;
   /** status().saturated, without the rest: asked on every compute request, where piscina's utilization, a summary of its run-time histogram, cost more than the check. */
   saturated(): boolean;
+  /** Workers with no task now (0 without workers): those a request split in more parts sets to work at once. */
+  idle(): number;
   encoderCache(): CacheLookups;
   collections(): Collections;
   close(): Promise<void>;
@@ -317,6 +319,7 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
       };
     },
     saturated,
+    idle: () => Math.max(0, o.workers - handed()),
     encoderCache: () => lookupsOf(settings.cacheLookups),
     collections: () => ({ ...collections }),
     // Terminating a worker inside onnxruntime aborts the process: tasks are told to stop and awaited first.
@@ -352,6 +355,7 @@ async function inProcess(o: PoolOptions): Promise<WorkPool> {
     each: async (name, input) => [unwrap(await table[name](input, () => false)) as never],
     status: () => ({ workers: 0, running: 0, queued: 0, max_queue: o.maxQueue, saturated: false, utilization: 0 }),
     saturated: () => false,
+    idle: () => 0,
     encoderCache: () => lookupsOf(settings.cacheLookups),
     collections: () => ({ count: 0, heapBytes: 0, freedBytes: 0, replaced: 0 }),
     close: async () => undefined,

@@ -65,7 +65,9 @@ export function pooledScorer(req: RunRequest, source: ScorableGroups, settings: 
         return run({ bytes: copy, ranges: p.ranges }, p.first, [copy.buffer]);
       };
       const inputs =
-        'groups' in source ? splitGroups(source.groups, workers).map((groups) => () => run(groups, 0)) : source.parts.map((p) => () => part(source.bytes, p));
+        'groups' in source
+          ? splitGroups(source.groups, workers, pool.idle()).map((groups) => () => run(groups, 0))
+          : source.parts.map((p) => () => part(source.bytes, p));
       const results = await bounded(workers * PARTS_IN_FLIGHT_PER_WORKER, inputs);
       const judged = judgementOf(results);
       if (source.plans === undefined) checkPlanCount(planCount(judged), settings.maxPlans);

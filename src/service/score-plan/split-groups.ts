@@ -1,9 +1,12 @@
 import { InvalidRequest } from '../../common/errors.js';
 import type { ScorePlanRequest } from '../../contracts/score-plan.js';
 
-// Below this many plans a request is judged by one worker: splitting it would cost more in messages than
-// the second core saves.
+// Below this many plans a request is judged by one worker while the others are busy: split, it would cost
+// more in messages than the second core saves.
 export const MIN_PLANS_PER_TASK = 64;
+// Idle workers take parts down to this many plans: a batch of a few dozen plans from one client was judged
+// faster on two idle workers than on one, while under load a split would only add messages.
+export const MIN_PLANS_PER_IDLE_PART = 16;
 // A request split across the workers goes in parts of at most this much completion text, two in flight
 // per worker, so that the workers start while later parts are still being sent. Each part costs the main
 // thread a message each way, so fewer and larger parts won over parts kept under glibc's 128 KiB mmap
@@ -32,12 +35,15 @@ export function completionChars(groups: ScorePlanRequest['groups']): number {
 
 /**
  * Contiguous runs of groups: one per worker with about equal plan counts (none below MIN_PLANS_PER_TASK
- * plans), and a request split that way in runs of at most PART_MAX_CHARS of completion text instead, as
- * many as that takes (a group larger than that is a run of its own).
+ * plans, or below MIN_PLANS_PER_IDLE_PART when at least two of the workers are `idle`), and a request split
+ * that way in runs of at most PART_MAX_CHARS of completion text instead, as many as that takes (a group
+ * larger than that is a run of its own).
  */
-export function splitGroups(groups: ScorePlanRequest['groups'], workers: number): ScorePlanRequest['groups'][] {
+export function splitGroups(groups: ScorePlanRequest['groups'], workers: number, idle = 0): ScorePlanRequest['groups'][] {
   const total = completionCount(groups);
-  const k = Math.max(1, Math.min(workers, groups.length, Math.floor(total / MIN_PLANS_PER_TASK)));
+  const bySize = Math.floor(total / MIN_PLANS_PER_TASK);
+  const byIdle = idle >= 2 ? Math.min(idle, Math.floor(total / MIN_PLANS_PER_IDLE_PART)) : 0;
+  const k = Math.max(1, Math.min(workers, groups.length, Math.max(bySize, byIdle)));
   if (k === 1) return [[...groups]];
   const chars = groups.map((g) => completionChars([g]));
   // Without text sizes (object completions), one run per worker by plan count.
@@ -76,15 +82,17 @@ export function runPart(starts: readonly number[], ends: readonly number[], from
   return { start, end: ends[to - 1]!, first: from, ranges };
 }
 
-/** Index ranges [from, to) of contiguous runs: at least `k` of about equal weight, none over `cap` unless one item is. */
+/**
+ * Index ranges [from, to) of contiguous runs: about `k` of about equal weight (an item goes to the run that
+ * its middle falls in), none over `cap` unless one item is.
+ */
 function runsOf(weight: readonly number[], k: number, cap: number): [number, number][] {
-  const all = weight.reduce((n, w) => n + w, 0);
-  const most = Math.min(cap, Math.ceil(all / k));
+  const share = weight.reduce((n, w) => n + w, 0) / k;
   const runs: [number, number][] = [];
   let from = 0;
   let size = 0;
   for (const [i, w] of weight.entries()) {
-    if (i > from && size + w > most) {
+    if (i > from && (size + w > cap || size + w / 2 > share)) {
       runs.push([from, i]);
       from = i;
       size = 0;

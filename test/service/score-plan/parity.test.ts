@@ -23,7 +23,8 @@ const row = { user: 'u', skill: 's', correct: 1 };
 
 const REQUESTS: { url: string; payload: object; status?: number }[] = [
   { url: '/score-plan', payload: { ...EXAMPLE_SCORE_REQUEST, run_id: null } },
-  // 512 plans: split across the workers, in one piece on the main thread.
+  // 32 plans: one part per idle worker (split-groups.ts); 512 plans: split across the workers by size. In one piece on the main thread.
+  { url: '/score-plan', payload: { ...benchBatch(4, 8, 5), run_id: null } },
   { url: '/score-plan', payload: { ...benchBatch(64, 8), run_id: 'parity', step: 0 } },
   { url: '/score-plan', payload: { ...benchBatch(64, 8, 11), run_id: 'parity', step: 1, options: { strict: true, ddof: 1 } } },
   {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { benchBatch } from '../../../bench/realistic-plans.js';
 import type { ScorePlanRequest } from '../../../src/contracts/score-plan.js';
-import { PART_MAX_CHARS, splitGroups } from '../../../src/service/score-plan/split-groups.js';
+import { MIN_PLANS_PER_IDLE_PART, PART_MAX_CHARS, splitGroups } from '../../../src/service/score-plan/split-groups.js';
 
 const chars = (groups: ScorePlanRequest['groups']) => groups.reduce((n, g) => n + g.completions.reduce<number>((m, c) => m + (c as string).length, 0), 0);
 const plans = (groups: ScorePlanRequest['groups']) => groups.reduce((n, g) => n + g.completions.length, 0);
@@ -37,4 +37,19 @@ t.test('a group is never cut, even one over the text bound', async (t) => {
   }));
   t.ok(chars(huge.slice(0, 1)) > PART_MAX_CHARS, 'each group alone is over the bound');
   t.same(splitGroups(huge, 2), [[huge[0]], [huge[1]]]);
+});
+
+t.test('idle workers take a request of a few dozen plans in parts of at least MIN_PLANS_PER_IDLE_PART plans', async (t) => {
+  t.equal(MIN_PLANS_PER_IDLE_PART, 16);
+  const g4 = benchBatch(4, 8).groups;
+  t.same(splitGroups(g4, 2, 2), [g4.slice(0, 2), g4.slice(2)], '32 plans, two idle workers: two parts of 16');
+  t.equal(splitGroups(g4, 2, 1).length, 1, 'one idle worker: one part');
+  t.equal(splitGroups(g4, 2).length, 1, 'none idle: one part');
+  t.equal(splitGroups(benchBatch(2, 8).groups, 2, 2).length, 1, '16 plans: one part, idle workers or not');
+  const g8 = benchBatch(8, 8).groups;
+  t.same(splitGroups(g8, 2, 2).map(plans), [32, 32], '64 plans, two idle workers: one part each');
+  t.same(splitGroups(g8, 2, 4).map(plans), [32, 32], 'never more parts than workers');
+  t.same(splitGroups(benchBatch(8, 8).groups, 4, 4).map(plans), [16, 16, 16, 16], 'four idle workers: four parts of 16');
+  const one = [{ ...g8[0]!, completions: g8.flatMap((g) => g.completions) }];
+  t.same(splitGroups(one, 2, 2), [one], 'one group of 64 plans: never cut');
 });
