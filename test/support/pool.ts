@@ -25,3 +25,17 @@ export async function testPool(o: Partial<Omit<PoolOptions, 'settings' | 'models
 
 /** A signal that never aborts. */
 export const never = (): AbortSignal => new AbortController().signal;
+
+/** `pool`, counting the tasks of one name handed to it; `idle` stands in for its own count when given. */
+export function countingPool(pool: WorkPool, name: string, idle?: () => number): { pool: WorkPool; tasks: () => number } {
+  let tasks = 0;
+  const counted: WorkPool = {
+    ...pool,
+    idle: idle ?? (() => pool.idle()),
+    run: (task, input, signal, transfer) => {
+      if (task === name) tasks++;
+      return pool.run(task, input, signal, transfer);
+    },
+  };
+  return { pool: counted, tasks: () => tasks };
+}

@@ -6,7 +6,7 @@ import { scoringDefaultsOf, summaryOf, tallyOf, type Judged, type ScoreSummary, 
 import type { PlanLimits } from '../../plan/parse.js';
 import type { WorkPool } from '../pool/pool.js';
 import { composeSample, type Sample } from '../../scoring/score-samples.js';
-import { MIN_PLANS_PER_TASK } from './split-groups.js';
+import { partCount } from './split-groups.js';
 
 /**
  * How a request's retry is recognised. `key`: the caller's Idempotency-Key. `content`: none was sent, so the
@@ -208,10 +208,10 @@ function answerOf(plans: Judged[], run: StepInfo, replay: boolean): SampleAnswer
   };
 }
 
-/** Judges samples on the pool, a share per worker so that a large gathering keeps every core busy. */
+/** Judges samples on the pool, a share per worker so that a large gathering keeps every core busy (partCount). */
 export function pooledSampleJudge(pool: WorkPool, limits: PlanLimits) {
   return async (samples: Sample[], gate: GateOptions): Promise<Judged[]> => {
-    const parts = Math.max(1, Math.min(pool.workers, Math.ceil(samples.length / MIN_PLANS_PER_TASK)));
+    const parts = Math.min(Math.max(1, samples.length), partCount(samples.length, pool.workers, pool.idle()));
     const size = Math.ceil(samples.length / parts);
     const signal = new AbortController().signal; // a gathering serves many requests: none of them may stop it
     const judged = await Promise.all(

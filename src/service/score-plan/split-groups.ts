@@ -3,7 +3,7 @@ import type { ScorePlanRequest } from '../../contracts/score-plan.js';
 
 // Below this many plans a request is judged by one worker while the others are busy: split, it would cost
 // more in messages than the second core saves.
-export const MIN_PLANS_PER_TASK = 64;
+const MIN_PLANS_PER_TASK = 64;
 // Idle workers take parts down to this many plans: a batch of a few dozen plans from one client was judged
 // faster on two idle workers than on one, while under load a split would only add messages.
 export const MIN_PLANS_PER_IDLE_PART = 16;
@@ -34,16 +34,23 @@ export function completionChars(groups: ScorePlanRequest['groups']): number {
 }
 
 /**
+ * How many workers `plans` plans go to: one per MIN_PLANS_PER_TASK, or while at least two workers are
+ * `idle`, one per MIN_PLANS_PER_IDLE_PART up to those idle; at least one, at most `workers`.
+ */
+export function partCount(plans: number, workers: number, idle = 0): number {
+  const bySize = Math.floor(plans / MIN_PLANS_PER_TASK);
+  const byIdle = idle >= 2 ? Math.min(idle, Math.floor(plans / MIN_PLANS_PER_IDLE_PART)) : 0;
+  return Math.max(1, Math.min(workers, Math.max(bySize, byIdle)));
+}
+
+/**
  * Contiguous runs of groups: one per worker with about equal plan counts (none below MIN_PLANS_PER_TASK
  * plans, or below MIN_PLANS_PER_IDLE_PART when at least two of the workers are `idle`), and a request split
  * that way in runs of at most PART_MAX_CHARS of completion text instead, as many as that takes (a group
  * larger than that is a run of its own).
  */
 export function splitGroups(groups: ScorePlanRequest['groups'], workers: number, idle = 0): ScorePlanRequest['groups'][] {
-  const total = completionCount(groups);
-  const bySize = Math.floor(total / MIN_PLANS_PER_TASK);
-  const byIdle = idle >= 2 ? Math.min(idle, Math.floor(total / MIN_PLANS_PER_IDLE_PART)) : 0;
-  const k = Math.max(1, Math.min(workers, groups.length, Math.max(bySize, byIdle)));
+  const k = Math.min(groups.length, partCount(completionCount(groups), workers, idle));
   if (k === 1) return [[...groups]];
   const chars = groups.map((g) => completionChars([g]));
   // Without text sizes (object completions), one run per worker by plan count.

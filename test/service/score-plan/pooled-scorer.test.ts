@@ -3,26 +3,11 @@
 import t from 'tap';
 import { benchBatch } from '../../../bench/realistic-plans.js';
 import { DEFAULT_PLAN_LIMITS } from '../../../src/plan/parse.js';
-import type { WorkPool } from '../../../src/service/pool/pool.js';
 import { pooledScorer } from '../../../src/service/score-plan/pooled-scorer.js';
-import { never, testPool } from '../../support/pool.js';
+import { countingPool, never, testPool } from '../../support/pool.js';
 
 const gate = { strict: false, lambda_hard: 1, reward_profile: 'paper' as const };
 const settings = { palette: undefined, limits: DEFAULT_PLAN_LIMITS, maxDepth: 64, maxPlans: 4096 };
-
-/** The pool, counting the judging tasks handed to it; `idle` stands in for its own count when given. */
-function counting(pool: WorkPool, idle?: () => number): { pool: WorkPool; parts: () => number } {
-  let parts = 0;
-  const counted: WorkPool = {
-    ...pool,
-    idle: idle ?? (() => pool.idle()),
-    run: (name, input, signal, transfer) => {
-      if (name === 'evaluateGroupsTask') parts++;
-      return pool.run(name, input, signal, transfer);
-    },
-  };
-  return { pool: counted, parts: () => parts };
-}
 
 t.test('an idle pool takes 32 plans on both workers, a busy one on one; the judgement is the same', async (t) => {
   const { pool } = await testPool();
@@ -30,9 +15,9 @@ t.test('an idle pool takes 32 plans on both workers, a busy one on one; the judg
   t.equal(pool.idle(), 2, 'a resting pool of two workers has both idle');
   const { groups } = benchBatch(4, 8);
   const judge = async (idle?: () => number) => {
-    const c = counting(pool, idle);
+    const c = countingPool(pool, 'evaluateGroupsTask', idle);
     const judged = await pooledScorer({}, { groups, plans: 32 }, settings, c.pool, never()).judge(gate);
-    return { parts: c.parts(), judged };
+    return { parts: c.tasks(), judged };
   };
   const split = await judge();
   const whole = await judge(() => 0);

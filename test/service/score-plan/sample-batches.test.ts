@@ -8,7 +8,10 @@ import { RunTurns } from '../../../src/runs/turns.js';
 import type { GateOptions } from '../../../src/scoring/evaluate-plan.js';
 import { DEFAULT_SCORING, type Judged } from '../../../src/scoring/score-groups.js';
 import type { Sample } from '../../../src/scoring/score-samples.js';
-import { SampleBatches } from '../../../src/service/score-plan/sample-batches.js';
+import { pooledSampleJudge, SampleBatches } from '../../../src/service/score-plan/sample-batches.js';
+import { benchBatch } from '../../../bench/realistic-plans.js';
+import { DEFAULT_PLAN_LIMITS } from '../../../src/plan/parse.js';
+import { countingPool, testPool } from '../../support/pool.js';
 import { ENGINES, openStore, stateSettings } from '../../support/stores.js';
 
 const sample = (completion: string): Sample => ({ completion, profile: '' as Profile, query: null });
@@ -152,3 +155,21 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+t.test('the pooled judge takes 32 samples on both workers of an idle pool, on one of a busy pool, judged the same', async (t) => {
+  const { pool } = await testPool();
+  t.teardown(() => pool.close());
+  const samples = benchBatch(4, 8).groups.flatMap((g) => g.completions.map((completion): Sample => ({ completion, profile: g.profile, query: g.query })));
+  const gate: GateOptions = { strict: false, lambda_hard: 1, reward_profile: 'paper' };
+  const judge = async (idle?: () => number) => {
+    const c = countingPool(pool, 'evaluateSamplesTask', idle);
+    const judged = await pooledSampleJudge(c.pool, DEFAULT_PLAN_LIMITS)(samples, gate);
+    return { judged, tasks: c.tasks() };
+  };
+  const split = await judge();
+  const whole = await judge(() => 0);
+  t.equal(split.tasks, 2, 'both workers idle: two tasks');
+  t.equal(whole.tasks, 1, 'no worker idle: one task');
+  t.equal(split.judged.length, 32);
+  t.same(split.judged, whole.judged, 'the same judgement, in the same order');
+});
