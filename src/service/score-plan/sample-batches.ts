@@ -211,7 +211,7 @@ function answerOf(plans: Judged[], run: StepInfo, replay: boolean): SampleAnswer
 /** Judges samples on the pool, a share per worker so that a large gathering keeps every core busy (partCount). */
 export function pooledSampleJudge(pool: WorkPool, limits: PlanLimits) {
   return async (samples: Sample[], gate: GateOptions): Promise<Judged[]> => {
-    const parts = Math.min(Math.max(1, samples.length), partCount(samples.length, pool.workers, pool.idle()));
+    const parts = partCount(samples.length, pool.workers, pool.idle());
     const size = Math.ceil(samples.length / parts);
     const signal = new AbortController().signal; // a gathering serves many requests: none of them may stop it
     const judged = await Promise.all(

@@ -49,7 +49,7 @@ t.test('idle workers take a request of a few dozen plans in parts of at least MI
   const g8 = benchBatch(8, 8).groups;
   t.same(splitGroups(g8, 2, 2).map(plans), [32, 32], '64 plans, two idle workers: one part each');
   t.same(splitGroups(g8, 2, 4).map(plans), [32, 32], 'never more parts than workers');
-  t.same(splitGroups(benchBatch(8, 8).groups, 4, 4).map(plans), [16, 16, 16, 16], 'four idle workers: four parts of 16');
+  t.same(splitGroups(g8, 4, 4).map(plans), [16, 16, 16, 16], 'four idle workers: four parts of 16');
   const one = [{ ...g8[0]!, completions: g8.flatMap((g) => g.completions) }];
   t.same(splitGroups(one, 2, 2), [one], 'one group of 64 plans: never cut');
 });
