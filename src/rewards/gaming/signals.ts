@@ -404,6 +404,13 @@ function enacts(phase: Phase, step: Step, sentences: readonly Sentence[], palett
 }
 
 const names = (ids: Iterable<string>) => [...ids].join(', ');
+
+/** The steps credited with any of `phases`, each once, in the order the phases list them. */
+function distinctSteps(phases: readonly Phase[], ped: PedagogyReward): string[] {
+  const out = new Set<string>();
+  for (const p of phases) for (const id of ped.phases[p].steps) out.add(id);
+  return [...out];
+}
 const percent = (x: number) => `${(x * 100).toFixed(0)} %`;
 
 type Measures = Record<GamingSignalCode, number>;
@@ -474,17 +481,29 @@ export function readGaming(
   // bare_keywords: the share of the steps' profile-signal mentions that stand outside sentences of the plan's
   // own (keyword lists, text about something else), or of the signals the paper credits that no such
   // sentence names (copied text included), whichever is larger.
-  const mentions = stepSentences.reduce((k, s) => k + s.raw.named.size, 0);
-  const bareMentions = stepSentences.reduce((k, s) => k + s.raw.named.size - s.signals.size, 0);
+  let mentions = 0;
+  let bareMentions = 0;
   const signalsInSentences = new Set<string>();
-  for (const s of stepSentences) for (const id of s.signals) signalsInSentences.add(id);
+  for (const s of stepSentences) {
+    mentions += s.raw.named.size;
+    bareMentions += s.raw.named.size - s.signals.size;
+    for (const id of s.signals) signalsInSentences.add(id);
+  }
   const hits = pers?.hits ?? [];
   // Roles, goals and names are read only for the signals no step sentence credits.
   if (hits.some((h) => !signalsInSentences.has(h.id))) {
-    const labels: RawSentence[] = [];
-    for (const agent of plan.agents) labels.push(...readField(agent.role, ctx, true), ...readField(agent.goal, ctx), ...readField(agent.backstory, ctx));
-    for (const s of plan.subtasks) labels.push(...readField(s.name, ctx, true), ...readField(s.objective, ctx));
-    for (const s of labels.map(place)) for (const id of s.signals) signalsInSentences.add(id);
+    const credit = (read: readonly RawSentence[]) => {
+      for (const r of read) for (const id of place(r).signals) signalsInSentences.add(id);
+    };
+    for (const agent of plan.agents) {
+      credit(readField(agent.role, ctx, true));
+      credit(readField(agent.goal, ctx));
+      credit(readField(agent.backstory, ctx));
+    }
+    for (const s of plan.subtasks) {
+      credit(readField(s.name, ctx, true));
+      credit(readField(s.objective, ctx));
+    }
   }
   const bare = hits.filter((h) => !signalsInSentences.has(h.id));
   measures.bare_keywords = Math.max(hits.length === 0 ? 0 : bare.length / hits.length, mentions === 0 ? 0 : bareMentions / mentions);
@@ -512,7 +531,9 @@ export function readGaming(
     return { content, share: content === 0 ? 0 : keywords / content };
   };
   const perStep = bySteps.map(share);
-  measures.keyword_stuffing = Math.max(share(stepSentences).share, ...perStep.filter((p) => p.content >= R.longStepWords).map((p) => p.share));
+  let stuffing = share(stepSentences).share;
+  for (const p of perStep) if (p.content >= R.longStepWords && p.share > stuffing) stuffing = p.share;
+  measures.keyword_stuffing = stuffing;
   if (fires('keyword_stuffing', measures)) {
     signals.push(
       signal(
@@ -547,7 +568,8 @@ export function readGaming(
   }
 
   // off_topic: the share of steps that name nothing of programming or of the query in words of their own.
-  const loose = plan.steps.filter((_, i) => !bySteps[i]!.some((s) => s.onTopic)).map((s) => s.id);
+  const loose: string[] = [];
+  for (let i = 0; i < n; i++) if (!bySteps[i]!.some((s) => s.onTopic)) loose.push(plan.steps[i]!.id);
   measures.off_topic = n === 0 ? 0 : loose.length / n;
   if (fires('off_topic', measures)) {
     signals.push(
@@ -578,17 +600,15 @@ export function readGaming(
   measures.cue_only_phase = cueOnly.length;
   if (fires('cue_only_phase', measures)) {
     signals.push(
-      signal('cue_only_phase', measures, `${names(cueOnly)}: credited by cue words alone, no step does what the phase means`, [
-        ...new Set(cueOnly.flatMap((p) => ped.phases[p].steps)),
-      ]),
+      signal('cue_only_phase', measures, `${names(cueOnly)}: credited by cue words alone, no step does what the phase means`, distinctSteps(cueOnly, ped)),
     );
   }
 
   // degenerate_structure: the ways the structural reward pays for a plan that is no multi-agent plan.
   const reasons: string[] = [];
   if (n >= R.structureMinSteps) {
-    const runners = new Set(plan.steps.map((s) => s.agent));
-    if (runners.size < 2) reasons.push(`one agent ("${[...runners][0]}") runs all ${n} steps`);
+    const first = plan.steps[0]!.agent;
+    if (plan.steps.every((s) => s.agent === first)) reasons.push(`one agent ("${first}") runs all ${n} steps`);
     if (a.dependencies.declaredEdges === 0) reasons.push(`none of the ${n} steps depends on another`);
   }
   measures.degenerate_structure = reasons.length;

@@ -10,19 +10,27 @@ export function normalizePhrase(text: string): string {
     .replace(/[\s_-]+/g, ' ');
 }
 
-// \b where a phrase starts or ends with a word character (fast), lookaround where it starts or ends with
-// a symbol ("c++", ".net").
-function phrasePattern(phrase: string): string {
+// A phrase that starts with a word character starts at \b, one that starts with a symbol ("c++", ".net")
+// where no letter, digit or underscore precedes it; each ends the same way. The start is written once per
+// kind, not once per phrase, which V8 scans faster. The two kinds cannot match at the same position (one
+// begins with a word character, the other not), so the leftmost match is the one the phrases listed each
+// with its own start give, and the longest-first order holds within each kind.
+interface Pattern {
+  wordStart: boolean;
+  /** The phrase and its end, without its start. */
+  rest: string;
+}
+
+function phrasePattern(phrase: string): Pattern {
   const body = phrase
     .split(' ')
     .map((w) => w.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
     .join('[\\s_-]+');
-  const start = /^\w/.test(phrase) ? '\\b' : '(?<![a-z0-9_])';
   const end = /\w$/.test(phrase) ? '\\b' : '(?![a-z0-9_])';
-  return `${start}${body}${end}`;
+  return { wordStart: /^\w/.test(phrase), rest: `${body}${end}` };
 }
 
-const patterns = new Map<string, string>();
+const patterns = new Map<string, Pattern>();
 
 /** Precomputes the patterns of a fixed vocabulary (the lexicon) so group matchers are cheap to build. */
 export function rememberPhrases(phrases: Iterable<string>): void {
@@ -37,7 +45,16 @@ export class PhraseMatcher {
     const unique = [...new Set(normalizedPhrases)].filter((p) => p.length > 0);
     // Longest first, so "ruby on rails" wins over "ruby" at the same position.
     unique.sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
-    this.regex = unique.length > 0 ? new RegExp(unique.map((p) => patterns.get(p) ?? phrasePattern(p)).join('|'), 'g') : null;
+    const words: string[] = [];
+    const symbols: string[] = [];
+    for (const p of unique) {
+      const { wordStart, rest } = patterns.get(p) ?? phrasePattern(p);
+      (wordStart ? words : symbols).push(rest);
+    }
+    const kinds: string[] = [];
+    if (words.length > 0) kinds.push(`\\b(?:${words.join('|')})`);
+    if (symbols.length > 0) kinds.push(`(?<![a-z0-9_])(?:${symbols.join('|')})`);
+    this.regex = kinds.length > 0 ? new RegExp(kinds.join('|'), 'g') : null;
   }
 
   /** `text` must already be lowercased (callers lowercase once per text, not once per phrase). */
