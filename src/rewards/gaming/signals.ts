@@ -583,18 +583,20 @@ export function readGaming(
   }
 
   // cue_only_phase: the scored phases the paper credits that no step enacts.
-  const index = new Map<string, number>();
-  for (let i = n - 1; i >= 0; i--) index.set(plan.steps[i]!.id, i);
+  // ped.steps has each step's entry, in plan order. A credited id stands for the first step of that id, as
+  // everywhere in the analysis (a repeated id is a violation of its own).
   const enactedPhases = new Set<Phase>();
   const cueOnly: Phase[] = [];
   for (const phase of SCORED_PHASES) {
-    const credited = ped.phases[phase].steps;
-    if (credited.length === 0) continue;
-    const acts = (id: string) => {
-      const i = index.get(id)!;
-      return enacts(phase, plan.steps[i]!, bySteps[i]!, palette);
-    };
-    if (credited.some(acts)) enactedPhases.add(phase);
+    if (ped.phases[phase].steps.length === 0) continue;
+    let acted = false;
+    for (let i = 0; i < n && !acted; i++) {
+      if (!ped.steps[i]!.phases.includes(phase)) continue;
+      const step = plan.steps[i]!;
+      const first = a.steps.get(step.id) === step ? i : plan.steps.indexOf(a.steps.get(step.id)!);
+      acted = enacts(phase, plan.steps[first]!, bySteps[first]!, palette);
+    }
+    if (acted) enactedPhases.add(phase);
     else cueOnly.push(phase);
   }
   measures.cue_only_phase = cueOnly.length;

@@ -119,3 +119,19 @@ t.test('pedagogy credits the same phases from the cues the reading found sentenc
     { numRuns: 300 },
   );
 });
+
+t.test('a phase credited to a step whose id repeats is enacted or not by the first step of that id', async (t) => {
+  const asks = 'Ask the learner what they already know about pandas joins and merging tables on shared keys?';
+  const twoSteps = (secondId: string): Plan => {
+    const p = plan([asks, asks]);
+    p.steps[1]!.id = secondId;
+    p.execution_order = ['k0', secondId];
+    // Only the second step has the learner in the loop, so only it is credited with activation.
+    p.steps[1]!.human_input = true;
+    return p;
+  };
+  t.ok(readingOf(twoSteps('k1')).enactedPhases.has('activation'), 'its own id: the step that asks the learner enacts activation');
+  const repeated = readingOf(twoSteps('k0'));
+  t.notOk(repeated.enactedPhases.has('activation'), 'the id of the first step: judged on the first, which has no learner in the loop');
+  t.ok(repeated.measures.cue_only_phase >= 1);
+});
