@@ -144,3 +144,18 @@ export function benchBatch(groups: number, perGroup: number, seed = 7, ownWordin
     })),
   };
 }
+
+/** The JSON payload of every completion of a batch: the same bytes the scorer has to parse. */
+export const payloadsOf = (b: ReturnType<typeof benchBatch>): string[] =>
+  b.groups.flatMap((g) => g.completions).map((c) => c.slice(c.indexOf('{'), c.lastIndexOf('}') + 1));
+
+/** JSON.parse of each payload: the floor the benches hold scoring against. */
+export function parseAll(payloads: readonly string[]): void {
+  for (const p of payloads) {
+    try {
+      JSON.parse(p);
+    } catch {
+      // truncated completions fail here as they do in the scorer
+    }
+  }
+}

@@ -3,7 +3,7 @@
 import { DEFAULT_PLAN_LIMITS } from '../src/plan/parse.js';
 import { performance } from 'node:perf_hooks';
 import { CLIENT_WARM_UP, freshClientMs, stagesOf } from './fresh-client.js';
-import { benchBatch } from './realistic-plans.js';
+import { benchBatch, parseAll, payloadsOf } from './realistic-plans.js';
 import { writeResult } from './results.js';
 import { startBuiltService } from './service.js';
 
@@ -26,19 +26,8 @@ const fmt = (x: number) => x.toFixed(2);
 const batch = benchBatch(64, 8);
 const plans = 64 * 8;
 const completions = batch.groups.flatMap((g) => g.completions);
-// The JSON payload of every completion of a batch: the same bytes the scorer has to parse.
-const payloadsOf = (b: typeof batch) => b.groups.flatMap((g) => g.completions).map((c) => c.slice(c.indexOf('{'), c.lastIndexOf('}') + 1));
 const payloads = payloadsOf(batch);
 
-function parseAll(texts = payloads): void {
-  for (const p of texts) {
-    try {
-      JSON.parse(p);
-    } catch {
-      // truncated completions fail here as they do in the scorer
-    }
-  }
-}
 const scoreAll = () => scoreGroups(batch, limits, DEFAULT_SCORING);
 
 // The same batch with every sentence its own (benchBatch's ownWording), as a model's samples are: the
@@ -57,7 +46,7 @@ const ownScoreMs: number[] = [];
 const ownRatios: number[] = [];
 for (let i = 0; i < ROUNDS + 10; i++) {
   let t = performance.now();
-  parseAll();
+  parseAll(payloads);
   const p = performance.now() - t;
   t = performance.now();
   scoreAll();

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { benchBatch } from '../bench/realistic-plans.js';
+import { benchBatch, parseAll, payloadsOf } from '../bench/realistic-plans.js';
 import { freshClientMs } from '../bench/fresh-client.js';
 import { startBuiltService } from '../bench/service.js';
 
@@ -41,17 +41,9 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 const round = (x: number, digits = 2) => Number(x.toFixed(digits));
-const payloadsOf = (b: Batch) => b.groups.flatMap((g) => g.completions).map((c) => c.slice(c.indexOf('{'), c.lastIndexOf('}') + 1));
-
 function parseMs(payloads: string[]): number {
   const t = performance.now();
-  for (const p of payloads) {
-    try {
-      JSON.parse(p);
-    } catch {
-      // truncated completions fail here as they do in the scorer
-    }
-  }
+  parseAll(payloads);
   return performance.now() - t;
 }
 
