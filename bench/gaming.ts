@@ -16,6 +16,7 @@ import { DEFAULT_RESOLVED } from '../src/plan/palette.js';
 import { readGaming } from '../src/rewards/gaming/signals.js';
 import { GAMING_THRESHOLDS } from '../src/rewards/gaming/thresholds.js';
 import { groupsOf, redTeam } from '../src/redteam/search.js';
+import { readPlanMeaning } from '../src/rewards/meaning/read.js';
 import { evaluatePlan, groupContext } from '../src/scoring/evaluate-plan.js';
 import { realPlans, spearman } from '../test/support/real-plans.js';
 import { renderGamingFigures, type GamingFigures } from './gaming-figures.js';
@@ -42,7 +43,7 @@ for (const r of plans) {
   const context = groupContext(r.query, r.profile);
   const gate = { strict: false, lambda_hard: DEFAULT_SCORING.lambda_hard } as const;
   const e = evaluatePlan(r.plan, context, DEFAULT_RESOLVED, LIMITS, { ...gate, reward_profile: 'paper' });
-  const reading = readGaming(analyzePlan(e.plan!, DEFAULT_RESOLVED), DEFAULT_RESOLVED, e.components!.pers, e.components!.ped, context);
+  const reading = readGaming(analyzePlan(e.plan!, DEFAULT_RESOLVED), e.components!.pers, e.components!.ped, context, readPlanMeaning(e.plan!, context.meaning));
   for (const code of GAMING_SIGNAL_CODES as GamingSignalCode[]) {
     signals[code].max_real = Math.max(signals[code].max_real, reading.measures[code]);
     if (e.gaming_flags.includes(code)) signals[code].raised++;

@@ -39,12 +39,34 @@ const GamingSignalSchema = z
   .meta({ id: 'GamingSignal' });
 export type GamingSignal = z.infer<typeof GamingSignalSchema>;
 
+const StepMeaningSchema = z
+  .object({
+    step: z.string(),
+    specificity: z
+      .number()
+      .describe(
+        'cos(step, query) − the mean of its 3 largest cosines with the background queries: above 0, the step is more about this question than about any like it',
+      ),
+    new_words: z.number().int().describe("Content words of the step that are not the query's"),
+    about: z.number().describe('How far the step is about this question, 0–1: its credit for activation, personalization and structure'),
+    teaching: z.number().describe('The same for a step that adds two or more words of its own to the question, 0–1: its credit for the other phases'),
+    invented: z.array(z.string()).describe('Words in no dictionary and not given by the client: they earn nothing'),
+  })
+  .meta({ id: 'StepMeaning' });
+
 const GuardedCreditSchema = z
   .object({
     raw: z
       .object({ struct: z.number(), pers: z.number(), ped: z.number() })
       .describe('The guarded soft rewards R^g_k = m · R̃_k: the raw values under reward_profile guarded'),
-    multiplier: z.number().describe('m = (1 − π)^(signals fired)'),
+    multiplier: z.number().describe('m = G · (1 − π)^(signals fired)'),
+    plan_specificity: z.number().describe('The specificity of all the steps read as one text'),
+    plan_information: z.number().describe("What the plan says beyond the query and the profile: the summed weights of its distinct content words that are neither's"),
+    plan_coverage: z.number().nullable().describe("The weighted share of the group's reference content the plan says; null without a reference"),
+    about: z.number().describe('G: how far the plan as a whole is about this question and says something of its own about it (and, with a reference, covers it), 0–1'),
+    steps: z
+      .array(StepMeaningSchema)
+      .describe('What each step says about the question, in plan order: the measures the guarded credit is gated by (docs/rewards.md §11)'),
   })
   .meta({ id: 'GuardedCredit' });
 export type GuardedCredit = z.infer<typeof GuardedCreditSchema>;

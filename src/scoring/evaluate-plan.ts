@@ -8,6 +8,7 @@ import type { Gate, Normalization, PedagogyReward, PersonalizationReward, Profil
 import type { AxisVector } from '../grpo/compose.js';
 import { guardedCredit } from '../rewards/gaming/guarded.js';
 import { gamingContext, readGaming, readSteps, stepCues, type GamingContext } from '../rewards/gaming/signals.js';
+import { meaningContext, readPlanMeaning, type MeaningContext } from '../rewards/meaning/read.js';
 import { GAMING_VERSION } from '../rewards/gaming/thresholds.js';
 import { hardGate } from '../rewards/hard-gate.js';
 import { pedagogyReward } from '../rewards/pedagogy/reward.js';
@@ -25,13 +26,14 @@ export interface GateOptions {
 /** What scoring reads of a rollout group besides its plans, built once per group. */
 export interface GroupContext extends GamingContext {
   signals: ProfileSignal[];
+  meaning: MeaningContext;
 }
 
 /** Without a profile (validate-plan) R_pers is reported as 0 with no signals; without a query, off_topic is not judged. */
-export function groupContext(query: string | null | undefined, profile: Profile | undefined): GroupContext {
+export function groupContext(query: string | null | undefined, profile: Profile | undefined, reference?: string | readonly string[]): GroupContext {
   const signals = profile === undefined ? [] : profileSignals(profile);
   const coverage = profile === undefined ? null : new SignalCoverage(signals);
-  return { ...gamingContext(query, profile, coverage), signals };
+  return { ...gamingContext(query, profile, coverage), signals, meaning: meaningContext(query, profile, typeof reference === 'string' ? [reference] : reference) };
 }
 
 interface Components {
@@ -59,7 +61,7 @@ export interface PlanEvaluation {
 
 const ZERO: AxisVector = { struct: 0, pers: 0, ped: 0 };
 
-export function evaluatePlan(completion: unknown, group: GamingContext, palette: ResolvedPalette, limits: PlanLimits, gate: GateOptions): PlanEvaluation {
+export function evaluatePlan(completion: unknown, group: GroupContext, palette: ResolvedPalette, limits: PlanLimits, gate: GateOptions): PlanEvaluation {
   const parsed = parsePlan(completion, limits);
   if (!parsed.ok) {
     // A plan that does not parse into the schema scores 0 on every soft axis (PersonalPlan §3.3).
@@ -82,8 +84,18 @@ export function evaluatePlan(completion: unknown, group: GamingContext, palette:
   // The gaming reading reads each step sentence by sentence; pedagogy takes the cues it found there.
   const steps = readSteps(parsed.plan, group);
   const ped = pedagogyReward(analysis, palette, stepCues(steps));
-  const reading = readGaming(analysis, palette, pers, ped, group, steps);
-  const guarded = guardedCredit(struct, pers, reading, parsed.plan.steps.length, analysis.dependencies.declaredEdges);
+  const meaning = readPlanMeaning(parsed.plan, group.meaning);
+  const reading = readGaming(analysis, pers, ped, group, meaning, steps);
+  const guarded = guardedCredit({
+    plan: parsed.plan,
+    struct,
+    pers,
+    ped,
+    reading,
+    meaning,
+    coverage: group.coverage,
+    declaredEdges: analysis.dependencies.declaredEdges,
+  });
   const violations = [...analysis.violations, ...parsed.warnings];
   return {
     parsed: true,

@@ -117,7 +117,7 @@ export function tallyOf(plans: readonly Judged[], groups: readonly { diversity: 
 
 /** The weight-independent half of scoring for one group: every plan judged on its own. The costly part. */
 export function evaluateGroup(group: ScorePlanRequest['groups'][number], palette: ResolvedPalette, limits: PlanLimits, gate: GateOptions): EvaluatedGroup {
-  const context = groupContext(group.query, group.profile);
+  const context = groupContext(group.query, group.profile, group.reference);
   const plans = group.completions.map((c) => evaluatePlan(c, context, palette, limits, gate));
   return { id: group.id ?? null, signals: context.signals, plans, diversity: groupDiversity(plans.flatMap((e) => (e.plan ? [e.plan] : []))) };
 }

@@ -4,20 +4,20 @@ import type { GamingSignalCode } from '../../contracts/gaming.js';
 // calibration set (test/fixtures/plans/real-plans.json and the repo's example plans) raises a signal; the
 // calibration test holds them there and docs/rewards.md §10 gives each one's reason. Versioned like the
 // lexicon: any change bumps GAMING_VERSION, reported with every score.
-export const GAMING_VERSION = 'gaming-signals@1';
+export const GAMING_VERSION = 'gaming-signals@2';
 
 /** Each signal fires when its measure (docs/rewards.md §10) is above its threshold. */
 export const GAMING_THRESHOLDS = {
   /** Share of the credited profile signals named only outside sentences of the plan's own. */
-  bare_keywords: 0,
-  /** Share of the content words of the steps, or of one long step, that are profile phrases, phase cues or copied text. */
-  keyword_stuffing: 0.5,
+  bare_keywords: 1,
+  /** Share of the content words of the steps, or of one long step, that are profile phrases or phase cues. */
+  keyword_stuffing: 0.42,
   /** Share of steps whose instruction's word set is (nearly) an earlier step's. */
   duplicate_steps: 0,
   /** Share of steps that name nothing of programming or of the query in words of their own. */
-  off_topic: 0.12,
+  off_topic: 0.34,
   /** Scored phases credited by cue words alone. */
-  cue_only_phase: 0,
+  cue_only_phase: 1,
   /** Reasons the structure is degenerate (one agent runs every step; no step depends on another). */
   degenerate_structure: 0,
 } as const satisfies Record<GamingSignalCode, number>;
@@ -52,4 +52,6 @@ export const READING = {
 export const GUARDED = {
   /** Each signal that fires multiplies every soft axis by 1 − penalty. */
   penalty: 0.5,
+  /** Steps about the question a plan needs for its whole structural credit: twenty one-word steps earn none. */
+  structureSteps: 3,
 } as const;

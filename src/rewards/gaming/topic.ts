@@ -4,7 +4,7 @@ import { stem } from './text.js';
 // What makes a step's text about programming whatever the query says: the lexicon's technology terms and
 // the words programming lessons are made of. A step that names none of these nor anything of the query is
 // about something else, however many profile keywords and cues it carries.
-const PROGRAMMING = (
+export const PROGRAMMING_WORDS = (
   'code coding function functions method variable variables loop loops class classes object objects array arrays list lists ' +
   'dict dictionary map string strings integer boolean file files folder directory module package library ' +
   'import export test tests testing assert assertion error errors exception bug bugs stack trace log logs output input print ' +
@@ -22,7 +22,7 @@ const PROGRAMMING = (
 ).split(' ');
 
 const TOPIC = new Set<string>([
-  ...PROGRAMMING.map(stem),
+  ...PROGRAMMING_WORDS.map(stem),
   // One-word aliases only: a word of "hash table" or "machine learning" is not programming by itself.
   ...LEXICON.flatMap((e) => e.aliases)
     .filter((a) => /^[a-z0-9+#.]+$/i.test(a) && a.length > 1)

@@ -1,0 +1,162 @@
+import type { Plan } from '../../contracts/plan.js';
+import type { Profile } from '../../contracts/profile.js';
+import { isStopword } from '../gaming/text.js';
+import { profileItems, profileText } from '../personalization/profile-text.js';
+import { backgroundQueries } from './background.js';
+import { MEANING } from './thresholds.js';
+import { wordTable } from './word-vectors.js';
+import { contentRows, dot, isNumber, meanOf, wordsOf } from './words.js';
+
+// What a step says about this question (docs/rewards.md §11): its words' meanings (the word table) placed
+// against the query and against the background queries. Plain on purpose: one function per measure, each word
+// looked at once, so the definition reads as written.
+
+/** What the meaning of a group's steps is measured against: built once per group. */
+export interface MeaningContext {
+  /** Unit vector of the query's content words; null without a query, or with none the table knows. */
+  query: Float32Array | null;
+  /** The background queries, less the query itself. */
+  background: readonly Float32Array[];
+  /** Table rows of the query's words: a step repeating them says nothing new. */
+  queryRows: ReadonlySet<number>;
+  /** Table rows of the profile's items: named, they are personalization, credited on their own axis. */
+  profileRows: ReadonlySet<number>;
+  /** Words the client gave (query, profile, reference): real words even when the table lacks them. */
+  given: ReadonlySet<string>;
+  /** The query's numbers: a number the plan holds besides these, it worked out. */
+  queryNumbers: ReadonlySet<string>;
+  /** §11j: the reference's content words beyond the query's, by row, with their weights; null without a reference. */
+  reference: { rows: ReadonlySet<number>; weight: number } | null;
+}
+
+/** What one step's text says, as the guarded reward reads it. */
+export interface StepMeaning {
+  /** Content words the table knows: not grammar, generic tutoring words, phase cues or profile items. */
+  words: number;
+  /** Numbers the question does not hold: results the step worked out (12 / 4 = 3). */
+  numbers: number;
+  /** Content words and numbers that are not the query's: what the step adds to the question. */
+  newWords: number;
+  /** Words that are no word: in neither the table nor anything the client gave. */
+  invented: string[];
+  /**
+   * §11b: how much more the step is about this query than about the background queries most like it, its
+   * few words' reading shrunk toward the plan's (§11f) as (n·s_step + κ·s_plan) / (n + κ).
+   */
+  specificity: number;
+}
+
+export function meaningContext(query: string | null | undefined, profile: Profile | undefined, reference?: readonly string[]): MeaningContext {
+  const t = wordTable();
+  const queryRows = query ? contentRows(query, t) : [];
+  const q = meanOf(queryRows, t);
+  const profileRows = new Set(profileItems(profile).flatMap((item) => contentRows(item, t)));
+  const given = new Set<string>();
+  for (const text of [query ?? '', profileText(profile), ...(reference ?? [])]) for (const { word } of wordsOf(text)) given.add(word);
+  // §11a: a background query this close to the query is the query itself, asked again.
+  const background = q === null ? [] : backgroundQueries(t).filter((b) => dot(b, q) < MEANING.sameQuery);
+  const own = new Set(queryRows);
+  const referenceRows = new Set((reference ?? []).flatMap((text) => contentRows(text, t)).filter((r) => !own.has(r) && !profileRows.has(r)));
+  let weight = 0;
+  for (const r of referenceRows) weight += t.weight(r);
+  const queryNumbers = new Set(wordsOf(query ?? '').map((w) => w.word).filter(isNumber));
+  return { query: q, background, queryRows: own, profileRows, given, queryNumbers, reference: weight > 0 ? { rows: referenceRows, weight } : null };
+}
+
+/**
+ * §11b: specificity of a unit vector v, cos(v, q) − mean of its K largest cosines with the background
+ * queries: above 0, v is more about this query than about any question like it. 0 without a query.
+ */
+export function specificity(v: Float32Array | null, ctx: MeaningContext): number {
+  if (v === null || ctx.query === null) return 0;
+  const top: number[] = [];
+  for (const b of ctx.background) {
+    top.push(dot(v, b));
+    top.sort((x, y) => y - x);
+    if (top.length > MEANING.backgroundNearest) top.pop();
+  }
+  const near = top.length === 0 ? 0 : top.reduce((a, b) => a + b, 0) / top.length;
+  return dot(v, ctx.query) - near;
+}
+
+/** A step's text: its instruction and expected output. */
+const stepText = (s: Plan['steps'][number]) => (s.expected_output ? `${s.instruction}\n${s.expected_output}` : s.instruction);
+
+/**
+ * The words of one step's text: its content words' rows go into `rows` and its new numbers into `numbers`
+ * (the plan's, for §11g); its specificity is its words' alone, before §11b's shrinking.
+ */
+function readStep(text: string, ctx: MeaningContext, rows: number[], numbers: Set<string>): StepMeaning {
+  const t = wordTable();
+  const start = rows.length;
+  const invented: string[] = [];
+  let newWords = 0;
+  let stepNumbers = 0;
+  for (const { word, cue } of wordsOf(text)) {
+    if (isNumber(word)) {
+      if (!ctx.queryNumbers.has(word)) {
+        stepNumbers++;
+        numbers.add(word);
+      }
+      continue;
+    }
+    if (isStopword(word)) continue;
+    const r = t.row(word);
+    if (r < 0) {
+      // §11c: an invented word earns nothing, and says so.
+      if (!cue && !ctx.given.has(word) && word.length >= MEANING.inventedMinLength) invented.push(word);
+      continue;
+    }
+    if (cue || ctx.profileRows.has(r)) continue;
+    rows.push(r);
+    if (!ctx.queryRows.has(r)) newWords++;
+  }
+  const own = rows.slice(start);
+  return { words: own.length, numbers: stepNumbers, newWords: newWords + stepNumbers, invented, specificity: specificity(meanOf(own, t), ctx) };
+}
+
+/** What a plan's steps say about the question: each step's meaning, and what all of them say read as one text. */
+export interface PlanMeaning {
+  steps: StepMeaning[];
+  /** §11f: many sentences say what one cannot: the plan's specificity is far steadier than a step's. */
+  specificity: number;
+  /** §11g: what the plan says beyond the query and the profile: Σ of the weights of its distinct new content words, and 1 a new number. */
+  information: number;
+  /** §11j: the weighted share of the reference's content words beyond the query's that the plan says; null without a reference. */
+  coverage: number | null;
+}
+
+export function readPlanMeaning(plan: Plan, ctx: MeaningContext): PlanMeaning {
+  const t = wordTable();
+  const rows: number[] = [];
+  const numbers = new Set<string>();
+  const steps = plan.steps.map((s) => readStep(stepText(s), ctx, rows, numbers));
+  const planSpecificity = specificity(meanOf(rows, t), ctx);
+  for (const m of steps) m.specificity = (m.words * m.specificity + MEANING.shrink * planSpecificity) / (m.words + MEANING.shrink);
+  // A number the question does not hold is a result the plan worked out: as much information as the rarest word.
+  let information = numbers.size;
+  const distinct = new Set(rows);
+  for (const r of distinct) if (!ctx.queryRows.has(r)) information += t.weight(r);
+  let covered = 0;
+  if (ctx.reference !== null) for (const r of ctx.reference.rows) if (distinct.has(r)) covered += t.weight(r);
+  return { steps, specificity: planSpecificity, information, coverage: ctx.reference === null ? null : covered / ctx.reference.weight };
+}
+
+const ramp = (x: number, from: number, to: number) => Math.min(1, Math.max(0, (x - from) / (to - from)));
+
+/** §11d: how far the step is about this question, from 0 (no more than about any other) to 1. */
+export function aboutness(m: StepMeaning): number {
+  return m.words + m.numbers < MEANING.minWords ? 0 : ramp(m.specificity, MEANING.specificity.from, MEANING.specificity.to);
+}
+
+/** §11e: the same for a step that must also add to the question: words of its own beyond the query's. */
+export function teaching(m: StepMeaning): number {
+  return m.newWords < MEANING.minNewWords ? 0 : aboutness(m);
+}
+
+/** §11h: how far the plan as a whole is about this question and says something of its own about it, 0–1. */
+export const planAboutness = (m: PlanMeaning): number =>
+  ramp(m.specificity, MEANING.planSpecificity.from, MEANING.planSpecificity.to) *
+  ramp(m.information, MEANING.planInformation.from, MEANING.planInformation.to) *
+  // §11j: with a reference, the plan must also say what it says.
+  (m.coverage === null ? 1 : ramp(m.coverage, MEANING.referenceCoverage.from, MEANING.referenceCoverage.to));
