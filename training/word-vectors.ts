@@ -15,7 +15,7 @@ import { PROGRAMMING_WORDS } from '../src/rewards/gaming/topic.js';
 import { isStopword } from '../src/rewards/gaming/text.js';
 import { isNumber, wordsOf } from '../src/rewards/meaning/words.js';
 import { SentenceEncoder } from '../src/text/encoder.js';
-import { distillationSentences } from './word-sentences.js';
+import { distillationDocuments } from './word-sentences.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const OUT = join(ROOT, 'training/.cache/word-vectors');
@@ -56,7 +56,8 @@ for (let i = 0; i < vocab.length; i += 4096) {
 }
 process.stderr.write(`\n${vocab.length} words embedded in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
 // The sentences' content words as the reader takes them (src/rewards/meaning/words.ts), and their embeddings.
-const sentences = distillationSentences(ROOT, process.env.SHARED ?? join(ROOT, '../shared'));
+const documents = distillationDocuments(ROOT, process.env.SHARED ?? join(ROOT, '../shared'));
+const sentences = [...new Set(documents.flat())].sort();
 const targets = new Float32Array(sentences.length * 512);
 for (let i = 0; i < sentences.length; i += 2048) {
   for (const [j, v] of (await encoder.embed(sentences.slice(i, i + 2048))).entries()) targets.set(v, (i + j) * 512);
@@ -70,6 +71,8 @@ process.stderr.write(`${sentences.length} sentences embedded\n`);
 mkdirSync(OUT, { recursive: true });
 writeFileSync(join(OUT, 'sentences.f32'), Buffer.from(targets.buffer));
 writeFileSync(join(OUT, 'sentence-words.json'), JSON.stringify(bags));
+const wordsOfDocument = (doc: readonly string[]) => [...new Set(doc.flatMap((s) => wordsOf(s).filter((w) => !w.cue && !isStopword(w.word) && !isNumber(w.word)).map((w) => w.word)))];
+writeFileSync(join(OUT, 'document-words.json'), JSON.stringify(documents.map(wordsOfDocument)));
 writeFileSync(join(OUT, 'embeddings.f32'), Buffer.from(rows.buffer));
 writeFileSync(join(OUT, 'vocab.txt'), `${vocab.join('\n')}\n`);
 writeFileSync(join(OUT, 'inflections.txt'), `${[...new Set(inflections)].sort().join('\n')}\n`);

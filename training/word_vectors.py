@@ -81,28 +81,31 @@ OUT.mkdir(parents=True, exist_ok=True)
 q.tofile(OUT / "vectors.i8")
 shutil.copy(CACHE / "vocab.txt", OUT / "vocab.txt")
 shutil.copy(CACHE / "inflections.txt", OUT / "inflections.txt")
+# How much each word says: its inverse document frequency over the documents of word-vectors.ts (a tutoring
+# conversation, a doc page, a source file), a word no document holds having the largest. A word found in most
+# conversations whatever their problem ("great", "step", "answer") says nothing of any one question.
+documents = json.loads((CACHE / "document-words.json").read_text())
+df = np.zeros(len(vocab))
+for doc in documents:
+    for r in {row(w) for w in doc} - {-1}:
+        df[r] += 1
+idf = np.log((len(documents) + 1) / (df + 1))
+np.rint(np.clip(idf / idf.max(), 0, 1) * 255).astype(np.uint8).tofile(OUT / "weights.u8")
+
 counts = json.loads((CACHE / "counts.json").read_text())
 manifest = {
     "name": "use-lite-words",
-    "version": "use-lite-words@2",
+    "version": "use-lite-words@3",
     "source": "models/use-lite: each word embedded alone, centred, mapped by ridge regression onto sentence embeddings, PCA, unit rows, int8",
     "dims": DIMS,
     "words": counts["words"],
     "wordnet_lemmas": counts["wordnet_lemmas"],
     "inflections": counts["inflections"],
     "sentences": int(len(x)),
+    "documents": len(documents),
     "held_out_sentences": int(len(test)),
     "held_out_cosine": {"mapped_bag_vs_use_lite": round(held_out, 4), "plain_bag_vs_use_lite": round(baseline, 4)},
     "variance_kept": round(kept, 4),
 }
 (OUT / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 print(json.dumps(manifest))
-
-# How much each word says: its inverse document frequency over the sentences (a word no sentence holds has
-# the largest), so that "write", "method" and "value" weigh less in a bag than "texture" or "tensor".
-df = np.zeros(len(vocab))
-for bag in bags:
-    for r in {row(w) for w in bag} - {-1}:
-        df[r] += 1
-idf = np.log((len(bags) + 1) / (df + 1))
-np.rint(np.clip(idf / idf.max(), 0, 1) * 255).astype(np.uint8).tofile(OUT / "weights.u8")

@@ -45,11 +45,9 @@ const StepMeaningSchema = z
     specificity: z
       .number()
       .describe(
-        'cos(step, query) − the mean of its 3 largest cosines with the background queries: above 0, the step is more about this question than about any like it',
+        'cos(step, query) − the mean of its 3 largest cosines with the background queries (a step of fewer than 3 content words takes its plan\'s): above 0, the step is more about this question than about any like it',
       ),
-    new_words: z.number().int().describe("Content words of the step that are not the query's"),
-    about: z.number().describe('How far the step is about this question, 0–1: its credit for activation, personalization and structure'),
-    teaching: z.number().describe('The same for a step that adds two or more words of its own to the question, 0–1: its credit for the other phases'),
+    about: z.number().describe('How far the step is about this question, 0–1: what its phases, the profile signals it names and its place in the structure earn'),
     invented: z.array(z.string()).describe('Words in no dictionary and not given by the client: they earn nothing'),
   })
   .meta({ id: 'StepMeaning' });

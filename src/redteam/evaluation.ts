@@ -86,6 +86,8 @@ export interface EvaluateGuardedOptions {
   profiles?: readonly RewardProfile[];
   /** Progress lines. */
   log?: (line: string) => void;
+  /** Score with each group's reference (docs/rewards.md §11j). */
+  withReference?: boolean;
 }
 
 interface HonestFigures {
@@ -207,10 +209,10 @@ export function evaluateGuarded(groups: readonly HonestGroup[], opts: EvaluateGu
   const profiles = [...(opts.profiles ?? REWARD_PROFILES)];
   const seed = opts.seed ?? 1;
   const log = opts.log ?? (() => {});
-  const base = { palette: opts.palette, limits: opts.limits };
+  const base = { palette: opts.palette, limits: opts.limits, withReference: opts.withReference ?? false };
   // One context and one judge per group and profile.
   const judges = groups.map((g) => {
-    const context = groupContext(g.query, g.profile);
+    const context = groupContext(g.query, g.profile, base.withReference ? g.reference : undefined);
     return Object.fromEntries(REWARD_PROFILES.map((p) => [p, scorer(g, { ...base, profile: p }, context)])) as Record<RewardProfile, ReturnType<typeof scorer>>;
   });
 

@@ -49,6 +49,8 @@ export interface SearchOptions {
   seed: number;
   palette: ResolvedPalette;
   limits: PlanLimits;
+  /** Score with the group's reference (docs/rewards.md §11j), as a trainer with an SFT data set can. */
+  withReference?: boolean;
 }
 
 /** A plan and what the reward profile searched pays it. */
@@ -62,8 +64,8 @@ export interface Scored {
 /** The plan's absolute score under `profile` (0 when gated, else the initial-weight sum of its soft rewards), as search.ts ranks plans. */
 export function scorer(
   group: Group,
-  o: Pick<SearchOptions, 'profile' | 'palette' | 'limits'>,
-  context: GroupContext = groupContext(group.query, group.profile),
+  o: Pick<SearchOptions, 'profile' | 'palette' | 'limits' | 'withReference'>,
+  context: GroupContext = groupContext(group.query, group.profile, o.withReference ? group.reference : undefined),
 ) {
   return (plan: Plan): Scored & { evaluation: PlanEvaluation } => {
     const e = evaluatePlan(plan, context, o.palette, o.limits, { strict: false, lambda_hard: DEFAULT_SCORING.lambda_hard, reward_profile: o.profile });

@@ -1,7 +1,7 @@
 import type { GuardedCredit } from '../../contracts/gaming.js';
 import type { Plan } from '../../contracts/plan.js';
 import type { PedagogyReward, PersonalizationReward, StructuralReward } from '../../contracts/results.js';
-import { aboutness, planAboutness, teaching, type PlanMeaning } from '../meaning/read.js';
+import { aboutness, planAboutness, type PlanMeaning } from '../meaning/read.js';
 import { SCORED_PHASES } from '../pedagogy/phases.js';
 import type { SignalCoverage } from '../personalization/reward.js';
 import type { GamingReading } from './signals.js';
@@ -21,14 +21,13 @@ export interface GuardedInput {
 }
 
 // The guarded reward (docs/rewards.md §10.3): the paper's three axes, each crediting only what steps about this
-// question say, then scaled down once per gaming signal that fired. Every credit is a maximum or a sum over
-// steps of what each step's text earns: deleting a step, or emptying its text, never raises it.
+// question say, scaled by how far the plan as a whole is about it and says something of its own (G, §11h), and
+// down once per gaming signal that fired.
 export function guardedCredit(g: GuardedInput): GuardedCredit {
   const { plan, struct, pers, ped, reading } = g;
   const meanings = g.meaning.steps;
   const n = plan.steps.length;
   const about = meanings.map(aboutness);
-  const teaches = meanings.map(teaching);
   // §10.3a: R̃_struct = (DAG + D̃C + ATR) / 3 · min(1, Σ_s a_s / k); D̃C = 0 when a plan of two or more steps declares no dependency
   const dc = n >= 2 && g.declaredEdges === 0 ? 0 : struct.dc;
   const content = Math.min(1, about.reduce((a, b) => a + b, 0) / GUARDED.structureSteps);
@@ -36,37 +35,28 @@ export function guardedCredit(g: GuardedInput): GuardedCredit {
   const credited = pers ? namedCredit(g, about) : new Map<string, number>();
   const named = pers ? pers.hits.reduce((sum, h) => sum + (reading.signalsInSentences.has(h.id) ? (credited.get(h.id) ?? 0) : 0), 0) : 0;
   const total = pers ? pers.hits.length + pers.misses.length : 0;
-  // §10.3c: R̃_ped = Σ_p max over the steps showing p of a_s (activation) or t_s (the other phases) / 4
+  // §10.3c: R̃_ped = Σ_p max a_s over the steps showing p / 4
   let earned = 0;
   for (const p of SCORED_PHASES) {
     let best = 0;
-    ped.steps.forEach((s, i) => {
-      if (s.phases.includes(p)) best = Math.max(best, p === 'activation' ? about[i]! : teaches[i]!);
-    });
+    for (let i = 0; i < n; i++) if (ped.steps[i]!.phases.includes(p)) best = Math.max(best, about[i]!);
     earned += best;
   }
-  // §10.3d: m = G · (1 − π)^|signals fired|, R^g_k = m · R̃_k, G the plan's aboutness (§11f)
-  const about_plan = planAboutness(g.meaning);
-  const multiplier = about_plan * (1 - GUARDED.penalty) ** reading.signals.length;
+  // §10.3d: m = G · (1 − π)^|signals fired|, R^g_k = m · R̃_k
+  const planAbout = planAboutness(g.meaning);
+  const multiplier = planAbout * (1 - GUARDED.penalty) ** reading.signals.length;
   return {
     multiplier,
+    about: planAbout,
     plan_specificity: g.meaning.specificity,
     plan_information: g.meaning.information,
     plan_coverage: g.meaning.coverage,
-    about: about_plan,
     raw: {
       struct: (multiplier * content * (struct.dag + dc + struct.atr)) / 3,
       pers: pers ? (multiplier * named) / Math.max(1, total) : 0,
       ped: (multiplier * earned) / SCORED_PHASES.length,
     },
-    steps: meanings.map((m, i) => ({
-      step: plan.steps[i]!.id,
-      specificity: m.specificity,
-      new_words: m.newWords,
-      about: about[i]!,
-      teaching: teaches[i]!,
-      invented: m.invented,
-    })),
+    steps: meanings.map((m, i) => ({ step: plan.steps[i]!.id, specificity: m.specificity, about: about[i]!, invented: m.invented })),
   };
 }
 

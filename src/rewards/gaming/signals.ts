@@ -8,7 +8,7 @@ import { SCORED_PHASES } from '../pedagogy/phases.js';
 import { cueSpans, PHASE_BIT } from '../pedagogy/reward.js';
 import type { SignalCoverage } from '../personalization/reward.js';
 import { isProgrammingStem } from './topic.js';
-import { aboutness, teaching, type PlanMeaning } from '../meaning/read.js';
+import { aboutness, type PlanMeaning } from '../meaning/read.js';
 import { jaccardAtLeast } from '../../common/jaccard.js';
 import { RepeatCache } from '../../common/repeat-cache.js';
 import { profileItems, profileText } from '../personalization/profile-text.js';
@@ -539,11 +539,11 @@ export function readGaming(
   }
 
   // cue_only_phase: the scored phases the paper credits that no step earns: every step showing the phase is
-  // about something else, or (but for activation) adds nothing to the question.
+  // about something else.
   const cueOnly: Phase[] = [];
   for (const phase of SCORED_PHASES) {
     if (ped.phases[phase].steps.length === 0) continue;
-    const earned = ped.steps.some((s, i) => s.phases.includes(phase) && (phase === 'activation' ? about[i]! : teaching(meaning.steps[i]!)) > 0);
+    const earned = ped.steps.some((s, i) => s.phases.includes(phase) && about[i]! > 0);
     if (!earned) cueOnly.push(phase);
   }
   measures.cue_only_phase = cueOnly.length;

@@ -25,8 +25,8 @@ export interface MeaningContext {
   given: ReadonlySet<string>;
   /** The query's numbers: a number the plan holds besides these, it worked out. */
   queryNumbers: ReadonlySet<string>;
-  /** §11j: the reference's content words beyond the query's, by row, with their weights; null without a reference. */
-  reference: { rows: ReadonlySet<number>; weight: number } | null;
+  /** §11j: the reference's content words (rows) and numbers beyond the query's, and their summed weight; null without a reference. */
+  reference: { rows: ReadonlySet<number>; numbers: ReadonlySet<string>; weight: number } | null;
 }
 
 /** What one step's text says, as the guarded reward reads it. */
@@ -35,13 +35,11 @@ export interface StepMeaning {
   words: number;
   /** Numbers the question does not hold: results the step worked out (12 / 4 = 3). */
   numbers: number;
-  /** Content words and numbers that are not the query's: what the step adds to the question. */
-  newWords: number;
   /** Words that are no word: in neither the table nor anything the client gave. */
   invented: string[];
   /**
-   * §11b: how much more the step is about this query than about the background queries most like it, its
-   * few words' reading shrunk toward the plan's (§11f) as (n·s_step + κ·s_plan) / (n + κ).
+   * §11b: how much more the step is about this query than about the background queries most like it. A step of
+   * fewer words than can be read alone (a calculation, "Recap.") is read as part of its plan: it takes the plan's (§11f).
    */
   specificity: number;
 }
@@ -56,11 +54,13 @@ export function meaningContext(query: string | null | undefined, profile: Profil
   // §11a: a background query this close to the query is the query itself, asked again.
   const background = q === null ? [] : backgroundQueries(t).filter((b) => dot(b, q) < MEANING.sameQuery);
   const own = new Set(queryRows);
-  const referenceRows = new Set((reference ?? []).flatMap((text) => contentRows(text, t)).filter((r) => !own.has(r) && !profileRows.has(r)));
-  let weight = 0;
-  for (const r of referenceRows) weight += t.weight(r);
   const queryNumbers = new Set(wordsOf(query ?? '').map((w) => w.word).filter(isNumber));
-  return { query: q, background, queryRows: own, profileRows, given, queryNumbers, reference: weight > 0 ? { rows: referenceRows, weight } : null };
+  const referenceRows = new Set((reference ?? []).flatMap((text) => contentRows(text, t)).filter((r) => !own.has(r) && !profileRows.has(r)));
+  const referenceNumbers = new Set((reference ?? []).flatMap((text) => wordsOf(text).map((w) => w.word)).filter((w) => isNumber(w) && !queryNumbers.has(w)));
+  // A number is weighed as the rarest word (§11g).
+  let weight = referenceNumbers.size;
+  for (const r of referenceRows) weight += t.weight(r);
+  return { query: q, background, queryRows: own, profileRows, given, queryNumbers, reference: weight > 0 ? { rows: referenceRows, numbers: referenceNumbers, weight } : null };
 }
 
 /**
@@ -84,13 +84,12 @@ const stepText = (s: Plan['steps'][number]) => (s.expected_output ? `${s.instruc
 
 /**
  * The words of one step's text: its content words' rows go into `rows` and its new numbers into `numbers`
- * (the plan's, for §11g); its specificity is its words' alone, before §11b's shrinking.
+ * (the plan's, for §11g); its specificity is its words' alone, before §11b's calculation rule.
  */
 function readStep(text: string, ctx: MeaningContext, rows: number[], numbers: Set<string>): StepMeaning {
   const t = wordTable();
   const start = rows.length;
   const invented: string[] = [];
-  let newWords = 0;
   let stepNumbers = 0;
   for (const { word, cue } of wordsOf(text)) {
     if (isNumber(word)) {
@@ -109,10 +108,9 @@ function readStep(text: string, ctx: MeaningContext, rows: number[], numbers: Se
     }
     if (cue || ctx.profileRows.has(r)) continue;
     rows.push(r);
-    if (!ctx.queryRows.has(r)) newWords++;
   }
   const own = rows.slice(start);
-  return { words: own.length, numbers: stepNumbers, newWords: newWords + stepNumbers, invented, specificity: specificity(meanOf(own, t), ctx) };
+  return { words: own.length, numbers: stepNumbers, invented, specificity: specificity(meanOf(own, t), ctx) };
 }
 
 /** What a plan's steps say about the question: each step's meaning, and what all of them say read as one text. */
@@ -132,31 +130,29 @@ export function readPlanMeaning(plan: Plan, ctx: MeaningContext): PlanMeaning {
   const numbers = new Set<string>();
   const steps = plan.steps.map((s) => readStep(stepText(s), ctx, rows, numbers));
   const planSpecificity = specificity(meanOf(rows, t), ctx);
-  for (const m of steps) m.specificity = (m.words * m.specificity + MEANING.shrink * planSpecificity) / (m.words + MEANING.shrink);
+  for (const m of steps) if (m.words < MEANING.readableWords) m.specificity = planSpecificity;
   // A number the question does not hold is a result the plan worked out: as much information as the rarest word.
   let information = numbers.size;
   const distinct = new Set(rows);
   for (const r of distinct) if (!ctx.queryRows.has(r)) information += t.weight(r);
   let covered = 0;
-  if (ctx.reference !== null) for (const r of ctx.reference.rows) if (distinct.has(r)) covered += t.weight(r);
+  if (ctx.reference !== null) {
+    for (const r of ctx.reference.rows) if (distinct.has(r)) covered += t.weight(r);
+    for (const n of ctx.reference.numbers) if (numbers.has(n)) covered++;
+  }
   return { steps, specificity: planSpecificity, information, coverage: ctx.reference === null ? null : covered / ctx.reference.weight };
 }
 
 const ramp = (x: number, from: number, to: number) => Math.min(1, Math.max(0, (x - from) / (to - from)));
 
 /** §11d: how far the step is about this question, from 0 (no more than about any other) to 1. */
-export function aboutness(m: StepMeaning): number {
-  return m.words + m.numbers < MEANING.minWords ? 0 : ramp(m.specificity, MEANING.specificity.from, MEANING.specificity.to);
-}
+export const aboutness = (m: StepMeaning): number => ramp(m.specificity, MEANING.specificity.from, MEANING.specificity.to);
 
-/** §11e: the same for a step that must also add to the question: words of its own beyond the query's. */
-export function teaching(m: StepMeaning): number {
-  return m.newWords < MEANING.minNewWords ? 0 : aboutness(m);
-}
-
-/** §11h: how far the plan as a whole is about this question and says something of its own about it, 0–1. */
+/**
+ * §11h: how far the plan as a whole is about this question and says something of its own about it, 0–1. With a
+ * reference (§11j) what the plan should say is known, and its share of it stands in for both estimates.
+ */
 export const planAboutness = (m: PlanMeaning): number =>
-  ramp(m.specificity, MEANING.planSpecificity.from, MEANING.planSpecificity.to) *
-  ramp(m.information, MEANING.planInformation.from, MEANING.planInformation.to) *
-  // §11j: with a reference, the plan must also say what it says.
-  (m.coverage === null ? 1 : ramp(m.coverage, MEANING.referenceCoverage.from, MEANING.referenceCoverage.to));
+  m.coverage !== null
+    ? ramp(m.coverage, MEANING.referenceCoverage.from, MEANING.referenceCoverage.to)
+    : ramp(m.specificity, MEANING.planSpecificity.from, MEANING.planSpecificity.to) * ramp(m.information, MEANING.planInformation.from, MEANING.planInformation.to);

@@ -8,23 +8,20 @@ export const MEANING = {
   backgroundNearest: 3,
   /** A background query this close to the query is the query itself. */
   sameQuery: 0.98,
-  /** κ: how many words' worth of the plan's specificity a step's own reading is shrunk toward (§11b). */
-  shrink: 4,
-  /** Content words (and new numbers) a step needs to be read at all. */
-  minWords: 2,
-  /** Content words beyond the query's a step needs to teach. */
-  minNewWords: 2,
+  /** Content words a step needs to be read alone: fewer say too little to place it (§11b). */
+  readableWords: 3,
   /** Specificity ramp: no credit at or below `from`, full credit from `to`. */
-  specificity: { from: -0.51, to: -0.36 },
+  specificity: { from: -0.99, to: -0.84 },
   /** The same for the plan's steps read as one text. */
-  planSpecificity: { from: -0.16, to: -0.06 },
+  planSpecificity: { from: -0.17, to: -0.07 },
   /** The same for the plan's information (Σ of the weights of its distinct content words beyond the query's and the profile's). */
-  planInformation: { from: 5.8, to: 11.61 },
+  planInformation: { from: 5.09, to: 10.19 },
   /**
-   * The same for the share of a reference's content the plan covers, when the group has a reference. A choice,
-   * not a fit: the corpus's honest plans quote their references whole, so it cannot say what a paraphrase covers.
+   * The same for the share of a reference's content the plan covers, when the group has a reference: linear,
+   * so that every piece of the reference a plan leaves out costs it. A choice, not a fit: the corpus's honest plans
+   * quote their references whole, so the split cannot say how much an honest paraphrase covers.
    */
-  referenceCoverage: { from: 0.25, to: 0.5 },
+  referenceCoverage: { from: 0, to: 1 },
   /** A word shorter than this is never called invented (abbreviations, variable names). */
   inventedMinLength: 4,
 } as const;
