@@ -4,7 +4,7 @@
 // one differs. History lives in git, not in the docs.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { type GamingFigures, renderGamingFigures } from './gaming-figures.js';
+import { type GuardedEvalFigures, renderGuardedEval } from './guarded-eval-figures.js';
 import { type BenchResult, readResult } from './results.js';
 
 const f = (x: number, d = 1) => x.toFixed(d);
@@ -585,7 +585,7 @@ const block = <F>(result: string, render: (r: BenchResult<F>) => string): Block 
 
 /** Every block a doc may embed, by NAME. */
 export const BLOCKS: Record<string, Block> = {
-  gaming: block<GamingFigures>('gaming', (r) => renderGamingFigures(r.figures)),
+  'guarded-eval': block<GuardedEvalFigures>('guarded-eval', renderGuardedEval),
   'score-plan': block('score-plan', renderScorePlan),
   runs: block('runs', renderRuns),
   'runs-postgres': block('runs-postgres', renderRuns),

@@ -82,7 +82,7 @@ export const ConfigSchema = z
     MAX_STEPS_PER_PLAN: int(DEFAULT_PLAN_LIMITS.maxStepsPerPlan).describe('a plan with more steps is gated `plan_too_large`'),
     LAMBDA_HARD: z.coerce.number().min(0).default(DEFAULT_RUN_CONFIG.lambda_hard).describe('default λ_hard (a request may override it)'),
     REWARD_PROFILE: RewardProfileSchema.default(DEFAULT_RUN_CONFIG.reward_profile).describe(
-      'reward profile of new runs and of stateless requests: `paper` (PersonalPlan as published) or `guarded` (credit capped where a gaming signal fires); a run or a request may set its own',
+      'reward profile of new runs and of stateless requests: `paper` (PersonalPlan as published) or `guarded` (credited only for what the plan says about the question, capped where a gaming signal fires); a run or a request may set its own',
     ),
     STATE_DIR: z.string().min(1).default('./state').describe('where `runs.sqlite` (run configuration, weights, EMA, open steps, history, receipts) lives'),
     STATE_URL: z

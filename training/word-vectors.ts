@@ -71,7 +71,15 @@ process.stderr.write(`${sentences.length} sentences embedded\n`);
 mkdirSync(OUT, { recursive: true });
 writeFileSync(join(OUT, 'sentences.f32'), Buffer.from(targets.buffer));
 writeFileSync(join(OUT, 'sentence-words.json'), JSON.stringify(bags));
-const wordsOfDocument = (doc: readonly string[]) => [...new Set(doc.flatMap((s) => wordsOf(s).filter((w) => !w.cue && !isStopword(w.word) && !isNumber(w.word)).map((w) => w.word)))];
+const wordsOfDocument = (doc: readonly string[]) => [
+  ...new Set(
+    doc.flatMap((s) =>
+      wordsOf(s)
+        .filter((w) => !w.cue && !isStopword(w.word) && !isNumber(w.word))
+        .map((w) => w.word),
+    ),
+  ),
+];
 writeFileSync(join(OUT, 'document-words.json'), JSON.stringify(documents.map(wordsOfDocument)));
 writeFileSync(join(OUT, 'embeddings.f32'), Buffer.from(rows.buffer));
 writeFileSync(join(OUT, 'vocab.txt'), `${vocab.join('\n')}\n`);

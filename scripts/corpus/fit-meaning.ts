@@ -4,7 +4,7 @@
 //
 //   npx tsx scripts/corpus/fit-meaning.ts [--write]
 //
-// 1. The background queries: the calibration questions (models/word-vectors/background.json).
+// 1. The average plan: the mean of the calibration plans' vectors (models/word-vectors/background.json).
 // 2. The specificity ramps (src/rewards/meaning/thresholds.ts): full credit from a low quantile of the honest
 //    plans (and steps) against their own question; none up to a high quantile of the same plans against
 //    another calibration question, which is what a plan about something else reads as.
@@ -23,7 +23,8 @@ import { DEFAULT_SCORING } from '../../src/scoring/score-groups.js';
 import type { Plan } from '../../src/contracts/plan.js';
 import type { Profile } from '../../src/contracts/profile.js';
 import { GAMING_THRESHOLDS } from '../../src/rewards/gaming/thresholds.js';
-import { meaningContext, readPlanMeaning } from '../../src/rewards/meaning/read.js';
+import { meaningContext, planVector, readPlanMeaning } from '../../src/rewards/meaning/read.js';
+import { wordTable } from '../../src/rewards/meaning/word-vectors.js';
 import { MEANING } from '../../src/rewards/meaning/thresholds.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -38,6 +39,7 @@ const RULE = { planFull: 0.05, planWidth: 0.1, informationShare: 0.5, stepFull: 
 
 interface Group {
   id: string;
+  source: 'coding-tutor' | 'mathdial';
   split: 'calibration' | 'evaluation';
   query: string;
   profile: Profile;
@@ -55,11 +57,26 @@ export function calibrationGroups(): Group[] {
   return (JSON.parse(readFileSync(CORPUS, 'utf8')) as { groups: Group[] }).groups.filter((g) => g.split === 'calibration');
 }
 
-/** The background file the calibration questions make. */
-export const backgroundOf = (groups: readonly Group[]) => ({
-  source: 'test/fixtures/plans/honest-corpus.json, calibration split (scripts/corpus/fit-meaning.ts)',
-  queries: groups.map((g) => g.query),
-});
+/** The background file the calibration plans make: the unit mean of their vectors (§11a), to 6 decimals. */
+export function backgroundOf(groups: readonly Group[]) {
+  const sum = new Float64Array(wordTable().dims);
+  let plans = 0;
+  for (const g of groups) {
+    const ctx = meaningContext(g.query, g.profile);
+    for (const { plan } of g.plans) {
+      const v = planVector(plan, ctx);
+      if (v === null) continue;
+      plans++;
+      for (let k = 0; k < sum.length; k++) sum[k]! += v[k]!;
+    }
+  }
+  const norm = Math.hypot(...sum);
+  return {
+    source: 'test/fixtures/plans/honest-corpus.json, calibration split (scripts/corpus/fit-meaning.ts)',
+    plans,
+    average_plan: [...sum].map((x) => Number((x / norm).toFixed(6))),
+  };
+}
 
 /** Each honest plan's and step's measures against its own question. */
 export function measures(groups: readonly Group[]) {
@@ -97,7 +114,11 @@ export function fitSignals(groups: readonly Group[]): Record<GamingSignalCode, n
   for (const g of groups) {
     const ctx = groupContext(g.query, g.profile);
     for (const { plan } of g.plans) {
-      const e = evaluatePlan(plan, ctx, DEFAULT_RESOLVED, DEFAULT_PLAN_LIMITS, { strict: false, lambda_hard: DEFAULT_SCORING.lambda_hard, reward_profile: 'paper' });
+      const e = evaluatePlan(plan, ctx, DEFAULT_RESOLVED, DEFAULT_PLAN_LIMITS, {
+        strict: false,
+        lambda_hard: DEFAULT_SCORING.lambda_hard,
+        reward_profile: 'paper',
+      });
       const reading = readGaming(analyzePlan(e.plan!, DEFAULT_RESOLVED), e.components!.pers, e.components!.ped, ctx, readPlanMeaning(e.plan!, ctx.meaning));
       for (const c of GAMING_SIGNAL_CODES) largest[c] = Math.max(largest[c], reading.measures[c]);
     }
@@ -126,7 +147,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (write) rewrite(`${ROOT}src/rewards/meaning/thresholds.ts`, fitted);
   const held = { specificity: MEANING.specificity, planSpecificity: MEANING.planSpecificity, planInformation: MEANING.planInformation };
   // Not fit: the corpus's plans quote their references whole, so the split cannot say how much an honest paraphrase covers.
-  console.log(`reference coverage of the honest plans: q${RULE.planFull} ${quantile(m.plans.coverage, RULE.planFull).toFixed(2)}, held ${JSON.stringify(MEANING.referenceCoverage)} (a choice)`);
+  console.log(
+    `reference coverage of the honest plans: q${RULE.planFull} ${quantile(m.plans.coverage, RULE.planFull).toFixed(2)}, held ${JSON.stringify(MEANING.referenceCoverage)} (a choice)`,
+  );
   console.log(JSON.stringify({ groups: groups.length, plans: m.plans.specificity.length, steps: m.steps.length, fitted, held }));
   // The signals read the meaning measures: fitted after the ramps, in a process that has the new ones.
   const signals = fitSignals(groups);

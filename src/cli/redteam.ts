@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { REWARD_PROFILES, type RewardProfile } from '../contracts/gaming.js';
 import { ProfileSchema } from '../contracts/profile.js';
+import { ScorePlanGroupSchema } from '../contracts/score-plan.js';
 import type { Plan } from '../contracts/plan.js';
 import { loadConfig, planLimits } from '../config.js';
 import { resolvePalette } from '../plan/palette.js';
@@ -16,15 +17,22 @@ Starts from the real plans of each query and profile and hill-climbs with edits 
 insert and delete steps, paste profile or query text, add cue words, drop agents or tools, rewire edges,
 replace content with off-topic text), hunting for plans the reward pays more than every real plan.
 
-  <plans.json>     a JSON array (or JSONL) of {"query", "profile", "plan", "id"?}; plans of one query and
-                   profile form one group; a plan that does not pass the gate is left out
+  <plans.json>     a JSON array (or JSONL) of {"query", "profile", "plan", "id"?, "reference"?}; plans of one
+                   query and profile form one group (scored with its first record's reference, if any); a
+                   plan that does not pass the gate is left out
   --profile P      reward profile to attack: paper, guarded or both (default both)
   --budget N       plans evaluated per group (default 1000)
   --seed S         seed of the search (default 1)
   --out FILE       also write the full report, exploits included, as JSON
 `;
 
-const RecordSchema = z.object({ id: z.string().optional(), query: z.string(), profile: ProfileSchema, plan: z.unknown() });
+const RecordSchema = z.object({
+  id: z.string().optional(),
+  query: z.string(),
+  profile: ProfileSchema,
+  reference: ScorePlanGroupSchema.shape.reference,
+  plan: z.unknown(),
+});
 
 const args = (argv: readonly string[]) =>
   commandArgs(argv, {

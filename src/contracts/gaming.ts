@@ -4,11 +4,11 @@ import { z } from 'zod';
 // plan in both reward profiles; under `guarded` they also cap the plan's credit.
 const GAMING_SIGNALS = {
   bare_keywords: 'Profile signals credited only from keyword lists or text that is not a sentence',
-  keyword_stuffing: 'Profile-signal or phase-cue words far denser than real plans show',
+  keyword_stuffing: 'Profile-signal words far denser than honest plans show',
   duplicate_steps: 'Steps that repeat another step word for word or nearly',
-  off_topic: 'Steps that name nothing of programming or of the query beyond profile keywords and cue words',
-  cue_only_phase: 'A Merrill phase credited by its cue words alone, without a step that does what the phase means',
-  degenerate_structure: 'A structure the structural reward pays for that is no multi-agent plan: one agent runs every step, or no step depends on another',
+  off_topic: 'Steps no more about this question than about any other (docs/rewards.md §11d)',
+  cue_only_phase: 'A Merrill phase credited by its cue words alone: every step showing it is about something else',
+  degenerate_structure: 'A structure the structural reward pays for that is no plan: no step depends on another',
 } as const;
 
 export type GamingSignalCode = keyof typeof GAMING_SIGNALS;
@@ -20,7 +20,7 @@ export type RewardProfile = (typeof REWARD_PROFILES)[number];
 export const RewardProfileSchema = z
   .enum(REWARD_PROFILES)
   .describe(
-    "paper: PersonalPlan's soft rewards exactly as published. guarded: the same rewards with credit capped where a gaming signal fires (docs/rewards.md §10)",
+    "paper: PersonalPlan's soft rewards exactly as published. guarded: the same rewards credited only for what the plan says about the question, and capped where a gaming signal fires (docs/rewards.md §10, §11)",
   );
 
 /** The six codes with what each means, for the API's documentation. */

@@ -17,7 +17,7 @@ export const ScoringOptionsSchema = z
     strict: z.boolean().optional().describe('Gate on every violation (MAP-PPL admission gate). Default false.'),
     lambda_hard: z.number().min(0).max(1e6).optional().describe('λ_hard, the hard-gate penalty. Default: the run’s, else LAMBDA_HARD'),
     reward_profile: RewardProfileSchema.optional().describe(
-      "paper: PersonalPlan's soft rewards exactly as published. guarded: credit capped where a gaming signal fires (docs/rewards.md §10). Default: the run's, else REWARD_PROFILE (paper)",
+      "paper: PersonalPlan's soft rewards exactly as published. guarded: credited only for what the plan says about the question, capped where a gaming signal fires (docs/rewards.md §10, §11). Default: the run's, else REWARD_PROFILE (paper)",
     ),
     epsilon: z.number().gt(0).max(1).optional().describe('ε in the z-score and advantage denominators. Default 1e-6.'),
     tau: z.number().min(0).max(1).optional().describe('τ: an axis whose group std is below τ gets z = 0. Default 1e-6.'),

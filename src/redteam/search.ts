@@ -14,6 +14,8 @@ export interface RedTeamGroup {
   id: string;
   query: string;
   profile: Profile;
+  /** What a good answer says (docs/rewards.md §11j): the guarded profile then credits covering it. */
+  reference?: string | string[];
   plans: Plan[];
 }
 
@@ -74,7 +76,7 @@ export function redTeam(groups: readonly RedTeamGroup[], o: RedTeamOptions): Red
 }
 
 function searchGroup(g: RedTeamGroup, o: RedTeamOptions, rand: () => number): GroupReport {
-  const context = groupContext(g.query, g.profile);
+  const context = groupContext(g.query, g.profile, g.reference);
   const material: Material = { query: g.query, profileBits: profileBits(g.profile) };
   const judge = (plan: Plan) =>
     evaluatePlan(plan, context, o.palette, o.limits, { strict: false, lambda_hard: DEFAULT_SCORING.lambda_hard, reward_profile: o.profile });
@@ -116,17 +118,25 @@ export interface RealPlanRecord {
   id?: string;
   query: string;
   profile: Profile;
+  reference?: string | string[];
   plan: Plan;
 }
 
-/** Records grouped by query and profile, in first-seen order: each group is one rollout group's real plans. */
+/** Records grouped by query and profile, in first-seen order: each group is one rollout group's real plans (and its first record's reference). */
 export function groupsOf(records: readonly RealPlanRecord[]): RedTeamGroup[] {
   const groups = new Map<string, RedTeamGroup>();
   for (const [i, r] of records.entries()) {
     const key = JSON.stringify([r.query, r.profile]);
     const g = groups.get(key);
     if (g) g.plans.push(r.plan);
-    else groups.set(key, { id: r.id ?? `group-${i}`, query: r.query, profile: r.profile, plans: [r.plan] });
+    else
+      groups.set(key, {
+        id: r.id ?? `group-${i}`,
+        query: r.query,
+        profile: r.profile,
+        ...(r.reference === undefined ? {} : { reference: r.reference }),
+        plans: [r.plan],
+      });
   }
   return [...groups.values()];
 }

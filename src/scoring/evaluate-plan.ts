@@ -33,7 +33,11 @@ export interface GroupContext extends GamingContext {
 export function groupContext(query: string | null | undefined, profile: Profile | undefined, reference?: string | readonly string[]): GroupContext {
   const signals = profile === undefined ? [] : profileSignals(profile);
   const coverage = profile === undefined ? null : new SignalCoverage(signals);
-  return { ...gamingContext(query, profile, coverage), signals, meaning: meaningContext(query, profile, typeof reference === 'string' ? [reference] : reference) };
+  return {
+    ...gamingContext(query, profile, coverage),
+    signals,
+    meaning: meaningContext(query, profile, typeof reference === 'string' ? [reference] : reference),
+  };
 }
 
 interface Components {

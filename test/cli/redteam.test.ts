@@ -2,14 +2,16 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { realPlans } from '../support/real-plans.js';
+import { corpusGroups, realPlans } from '../support/real-plans.js';
 import { cli } from './support.js';
 
-t.test('redteam: both profiles reported, exploits under paper only, the full report in --out', async (t) => {
+t.test("redteam: both profiles reported, exploits under paper only (guarded with the records' reference), the full report in --out", async (t) => {
   const dir = await mkdtemp(path.join(tmpdir(), 'plan-redteam-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const input = path.join(dir, 'plans.json');
-  await writeFile(input, JSON.stringify([...realPlans().slice(0, 2), { ...realPlans()[1]!, id: 'unreadable', plan: 'not a plan' }]));
+  const g = corpusGroups('calibration')[0]!;
+  const records = g.plans.map((p) => ({ id: g.id, query: g.query, profile: g.profile, reference: g.reference, plan: p.plan }));
+  await writeFile(input, JSON.stringify([...records, { ...records[0]!, plan: 'not a plan' }]));
   const out = path.join(dir, 'report.json');
   const r = await cli(['redteam', input, '--budget', '120', '--out', out]);
   t.equal(r.code, 0, r.stderr);

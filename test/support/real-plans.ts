@@ -44,3 +44,20 @@ export function spearman(xs: readonly number[], ys: readonly number[]): number {
   }
   return sxy / Math.sqrt(sxx * syy);
 }
+
+/** A group of the honest-plan corpus (test/fixtures/plans/honest-corpus.json; docs/rewards.md §11.1). */
+export interface CorpusGroup {
+  id: string;
+  source: 'coding-tutor' | 'mathdial';
+  split: 'calibration' | 'evaluation';
+  query: string;
+  profile: Profile;
+  reference: string[];
+  plans: { style: string; plan: Plan }[];
+}
+
+/** The corpus's groups, of one split or all. */
+export function corpusGroups(split?: CorpusGroup['split']): CorpusGroup[] {
+  const { groups } = JSON.parse(readFileSync(new URL('../fixtures/plans/honest-corpus.json', import.meta.url), 'utf8')) as { groups: CorpusGroup[] };
+  return split === undefined ? groups : groups.filter((g) => g.split === split);
+}

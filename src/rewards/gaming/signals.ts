@@ -98,8 +98,6 @@ interface RawSentence {
   content: number;
   /** Content words that are profile phrases. */
   signalWords: number;
-  /** Content words that are profile phrases or phase cues (text copied from the query is parroting, which the meaning measures read). */
-  keywords: number;
   /** How many of its words are the plan's own: not profile phrases, cues, copied runs, profile items, function or generic words. */
   own: number;
   /** Numbers (TopicMarks) of the distinct stems of the words that say what it is about, copied ones included. */
@@ -278,7 +276,6 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
   let grammar = 0;
   let content = 0;
   let signalWords = 0;
-  let keywords = 0;
   let ownWords = 0;
   let onTopic = false;
   // What the sentence is about, copied words included: naming the query's words is how a step stays on
@@ -296,8 +293,7 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
     content++;
     const m = marks[i]!;
     if (m & IN_SIGNAL) signalWords++;
-    if (m & IN_SIGNAL || f & IN_CUE) keywords++;
-    else if (k === TOPICAL) {
+    else if (k === TOPICAL && !(f & IN_CUE)) {
       const s = stems[i]!;
       const id = topicId(ctx.topic, s);
       if (!topics.includes(id)) {
@@ -318,7 +314,6 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
     grammar,
     content,
     signalWords,
-    keywords,
     own: ownWords,
     topics,
     named: named ?? NO_NAMES,
@@ -482,16 +477,17 @@ export function readGaming(
     );
   }
 
-  // keyword_stuffing: profile phrases, cues and copied text as a share of the steps' content words, over the
-  // plan and over each long step (one stuffed step among ten real ones).
+  // keyword_stuffing: profile phrases as a share of the steps' content words, over the plan and over each long
+  // step (one stuffed step among ten real ones). Not cues: honest plans are dense with them ("assess their prior
+  // knowledge"), and a cue earns nothing in a step that is not about the question (§11d).
   const share = (ss: readonly Sentence[]) => {
     let content = 0;
-    let keywords = 0;
+    let phrases = 0;
     for (const s of ss) {
       content += s.raw.content;
-      keywords += s.raw.keywords;
+      phrases += s.raw.signalWords;
     }
-    return { content, share: content === 0 ? 0 : keywords / content };
+    return { content, share: content === 0 ? 0 : phrases / content };
   };
   const perStep = bySteps.map(share);
   let stuffing = share(stepSentences).share;
@@ -502,7 +498,7 @@ export function readGaming(
       signal(
         'keyword_stuffing',
         measures,
-        `${percent(measures.keyword_stuffing)} of the content words of the plan's steps or of its densest long step are profile phrases or phase cues`,
+        `${percent(measures.keyword_stuffing)} of the content words of the plan's steps or of its densest long step are profile phrases`,
         plan.steps.filter((_, i) => perStep[i]!.content >= R.longStepWords && perStep[i]!.share > GAMING_THRESHOLDS.keyword_stuffing).map((s) => s.id),
       ),
     );

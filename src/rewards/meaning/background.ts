@@ -1,19 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { WordTable } from './word-vectors.js';
-import { contentRows, meanOf } from './words.js';
 
-// The background queries (models/word-vectors/background.json, written by scripts/corpus/fit-meaning.ts from
-// the calibration split's questions): what "a question like this one" reads as, so that a step fitting every
-// such question alike is told from one about this question.
+// The average plan (models/word-vectors/background.json, written by scripts/corpus/fit-meaning.ts): the unit
+// mean of the calibration split's honest plans, each read as one text. What every tutoring plan shares,
+// whatever its question: generic text ("a friendly overview of the key idea, then practise") sits near it.
 const FILE = fileURLToPath(new URL('../../../models/word-vectors/background.json', import.meta.url));
 
-let vectors: Float32Array[] | undefined;
+let average: Float32Array | undefined;
 
-/** Each background query's unit vector (the mean of its content words' rows), read once. */
-export function backgroundQueries(t: WordTable): Float32Array[] {
-  vectors ??= (JSON.parse(readFileSync(FILE, 'utf8')) as { queries: string[] }).queries
-    .map((q) => meanOf(contentRows(q, t), t))
-    .filter((v): v is Float32Array => v !== null);
-  return vectors;
+/** The average plan's unit vector in the word table's space, read once. */
+export function averagePlan(): Float32Array {
+  average ??= Float32Array.from((JSON.parse(readFileSync(FILE, 'utf8')) as { average_plan: number[] }).average_plan);
+  return average;
 }

@@ -2,7 +2,7 @@ import type { Plan } from '../../contracts/plan.js';
 import type { Profile } from '../../contracts/profile.js';
 import { isStopword } from '../gaming/text.js';
 import { profileItems, profileText } from '../personalization/profile-text.js';
-import { backgroundQueries } from './background.js';
+import { averagePlan } from './background.js';
 import { MEANING } from './thresholds.js';
 import { wordTable } from './word-vectors.js';
 import { contentRows, dot, isNumber, meanOf, wordsOf } from './words.js';
@@ -15,8 +15,8 @@ import { contentRows, dot, isNumber, meanOf, wordsOf } from './words.js';
 export interface MeaningContext {
   /** Unit vector of the query's content words; null without a query, or with none the table knows. */
   query: Float32Array | null;
-  /** The background queries, less the query itself. */
-  background: readonly Float32Array[];
+  /** cos(average plan, query): how near the query any tutoring plan is (§11a). */
+  generic: number;
   /** Table rows of the query's words: a step repeating them says nothing new. */
   queryRows: ReadonlySet<number>;
   /** Table rows of the profile's items: named, they are personalization, credited on their own axis. */
@@ -33,8 +33,6 @@ export interface MeaningContext {
 export interface StepMeaning {
   /** Content words the table knows: not grammar, generic tutoring words, phase cues or profile items. */
   words: number;
-  /** Numbers the question does not hold: results the step worked out (12 / 4 = 3). */
-  numbers: number;
   /** Words that are no word: in neither the table nor anything the client gave. */
   invented: string[];
   /**
@@ -51,52 +49,51 @@ export function meaningContext(query: string | null | undefined, profile: Profil
   const profileRows = new Set(profileItems(profile).flatMap((item) => contentRows(item, t)));
   const given = new Set<string>();
   for (const text of [query ?? '', profileText(profile), ...(reference ?? [])]) for (const { word } of wordsOf(text)) given.add(word);
-  // §11a: a background query this close to the query is the query itself, asked again.
-  const background = q === null ? [] : backgroundQueries(t).filter((b) => dot(b, q) < MEANING.sameQuery);
   const own = new Set(queryRows);
-  const queryNumbers = new Set(wordsOf(query ?? '').map((w) => w.word).filter(isNumber));
+  const queryNumbers = new Set(
+    wordsOf(query ?? '')
+      .map((w) => w.word)
+      .filter(isNumber),
+  );
   const referenceRows = new Set((reference ?? []).flatMap((text) => contentRows(text, t)).filter((r) => !own.has(r) && !profileRows.has(r)));
   const referenceNumbers = new Set((reference ?? []).flatMap((text) => wordsOf(text).map((w) => w.word)).filter((w) => isNumber(w) && !queryNumbers.has(w)));
   // A number is weighed as the rarest word (§11g).
   let weight = referenceNumbers.size;
   for (const r of referenceRows) weight += t.weight(r);
-  return { query: q, background, queryRows: own, profileRows, given, queryNumbers, reference: weight > 0 ? { rows: referenceRows, numbers: referenceNumbers, weight } : null };
+  return {
+    query: q,
+    // §11a: how near the query a plan about nothing in particular is.
+    generic: q === null ? 0 : dot(averagePlan(), q),
+    queryRows: own,
+    profileRows,
+    given,
+    queryNumbers,
+    reference: weight > 0 ? { rows: referenceRows, numbers: referenceNumbers, weight } : null,
+  };
 }
 
 /**
- * §11b: specificity of a unit vector v, cos(v, q) − mean of its K largest cosines with the background
- * queries: above 0, v is more about this query than about any question like it. 0 without a query.
+ * §11b: specificity of a unit vector v, cos(v, q) − cos(average plan, q): above 0, v is nearer the query than
+ * a plan about nothing in particular is. 0 without a query.
  */
-export function specificity(v: Float32Array | null, ctx: MeaningContext): number {
-  if (v === null || ctx.query === null) return 0;
-  const top: number[] = [];
-  for (const b of ctx.background) {
-    top.push(dot(v, b));
-    top.sort((x, y) => y - x);
-    if (top.length > MEANING.backgroundNearest) top.pop();
-  }
-  const near = top.length === 0 ? 0 : top.reduce((a, b) => a + b, 0) / top.length;
-  return dot(v, ctx.query) - near;
+function specificity(v: Float32Array | null, ctx: MeaningContext): number {
+  return v === null || ctx.query === null ? 0 : dot(v, ctx.query) - ctx.generic;
 }
 
 /** A step's text: its instruction and expected output. */
 const stepText = (s: Plan['steps'][number]) => (s.expected_output ? `${s.instruction}\n${s.expected_output}` : s.instruction);
 
 /**
- * The words of one step's text: its content words' rows go into `rows` and its new numbers into `numbers`
- * (the plan's, for §11g); its specificity is its words' alone, before §11b's calculation rule.
+ * The words of one step's text: its content words' rows go into `rows` and the numbers the query does not hold
+ * into `numbers` (the plan's, for §11g); its specificity is its words' alone, before §11b's rule for short steps.
  */
 function readStep(text: string, ctx: MeaningContext, rows: number[], numbers: Set<string>): StepMeaning {
   const t = wordTable();
   const start = rows.length;
   const invented: string[] = [];
-  let stepNumbers = 0;
   for (const { word, cue } of wordsOf(text)) {
     if (isNumber(word)) {
-      if (!ctx.queryNumbers.has(word)) {
-        stepNumbers++;
-        numbers.add(word);
-      }
+      if (!ctx.queryNumbers.has(word)) numbers.add(word);
       continue;
     }
     if (isStopword(word)) continue;
@@ -110,7 +107,7 @@ function readStep(text: string, ctx: MeaningContext, rows: number[], numbers: Se
     rows.push(r);
   }
   const own = rows.slice(start);
-  return { words: own.length, numbers: stepNumbers, invented, specificity: specificity(meanOf(own, t), ctx) };
+  return { words: own.length, invented, specificity: specificity(meanOf(own, t), ctx) };
 }
 
 /** What a plan's steps say about the question: each step's meaning, and what all of them say read as one text. */
@@ -124,6 +121,13 @@ export interface PlanMeaning {
   coverage: number | null;
 }
 
+/** The plan's steps read as one text: the unit mean of their content words' rows (§11f); null with none. */
+export function planVector(plan: Plan, ctx: MeaningContext): Float32Array | null {
+  const rows: number[] = [];
+  for (const s of plan.steps) readStep(stepText(s), ctx, rows, new Set());
+  return meanOf(rows, wordTable());
+}
+
 export function readPlanMeaning(plan: Plan, ctx: MeaningContext): PlanMeaning {
   const t = wordTable();
   const rows: number[] = [];
@@ -131,7 +135,7 @@ export function readPlanMeaning(plan: Plan, ctx: MeaningContext): PlanMeaning {
   const steps = plan.steps.map((s) => readStep(stepText(s), ctx, rows, numbers));
   const planSpecificity = specificity(meanOf(rows, t), ctx);
   for (const m of steps) if (m.words < MEANING.readableWords) m.specificity = planSpecificity;
-  // A number the question does not hold is a result the plan worked out: as much information as the rarest word.
+  // A number the question does not hold is a result the plan worked out (12 / 4 = 3): as much information as the rarest word.
   let information = numbers.size;
   const distinct = new Set(rows);
   for (const r of distinct) if (!ctx.queryRows.has(r)) information += t.weight(r);
@@ -155,4 +159,5 @@ export const aboutness = (m: StepMeaning): number => ramp(m.specificity, MEANING
 export const planAboutness = (m: PlanMeaning): number =>
   m.coverage !== null
     ? ramp(m.coverage, MEANING.referenceCoverage.from, MEANING.referenceCoverage.to)
-    : ramp(m.specificity, MEANING.planSpecificity.from, MEANING.planSpecificity.to) * ramp(m.information, MEANING.planInformation.from, MEANING.planInformation.to);
+    : ramp(m.specificity, MEANING.planSpecificity.from, MEANING.planSpecificity.to) *
+      ramp(m.information, MEANING.planInformation.from, MEANING.planInformation.to);

@@ -4,16 +4,12 @@
 export const MEANING_VERSION = 'meaning@1';
 
 export const MEANING = {
-  /** K: the background queries nearest a step whose mean cosine its cosine with the query must pass. */
-  backgroundNearest: 3,
-  /** A background query this close to the query is the query itself. */
-  sameQuery: 0.98,
   /** Content words a step needs to be read alone: fewer say too little to place it (§11b). */
   readableWords: 3,
   /** Specificity ramp: no credit at or below `from`, full credit from `to`. */
-  specificity: { from: -0.99, to: -0.84 },
+  specificity: { from: -0.37, to: -0.22 },
   /** The same for the plan's steps read as one text. */
-  planSpecificity: { from: -0.17, to: -0.07 },
+  planSpecificity: { from: -0.02, to: 0.09 },
   /** The same for the plan's information (Σ of the weights of its distinct content words beyond the query's and the profile's). */
   planInformation: { from: 5.09, to: 10.19 },
   /**

@@ -56,4 +56,3 @@ export function contentRows(text: string, t: WordTable): number[] {
   }
   return rows;
 }
-

@@ -1,16 +1,18 @@
-import { DEFAULT_SCORING } from '../../../src/scoring/score-groups.js';
-// The calibration set of honest plans (test/support/real-plans.ts) against the gaming signals and the guarded
-// reward: no real plan raises a signal, and the guarded profile ranks them as the paper does.
-import { DEFAULT_PLAN_LIMITS } from '../../../src/plan/parse.js';
+// The calibration split of the honest corpus (test/fixtures/plans/honest-corpus.json) fixes every threshold of
+// the guarded reward (docs/rewards.md §10.2, §11): the code holds what scripts/corpus/fit-meaning.ts fits there,
+// and no honest calibration plan raises a signal. What they give on the evaluation split is bench/guarded-eval.ts's.
+import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { absoluteScore, INITIAL_WEIGHTS } from '../../../src/grpo/compose.js';
+import { backgroundOf, calibrationGroups, fitRamps, fitSignals, measures } from '../../../scripts/corpus/fit-meaning.js';
 import { DEFAULT_RESOLVED } from '../../../src/plan/palette.js';
+import { DEFAULT_PLAN_LIMITS } from '../../../src/plan/parse.js';
+import { GAMING_THRESHOLDS } from '../../../src/rewards/gaming/thresholds.js';
+import { MEANING } from '../../../src/rewards/meaning/thresholds.js';
 import { evaluatePlan, groupContext } from '../../../src/scoring/evaluate-plan.js';
-import { realPlans, spearman } from '../../support/real-plans.js';
+import { DEFAULT_SCORING } from '../../../src/scoring/score-groups.js';
+import { spearman } from '../../support/real-plans.js';
 
-const LIMITS = DEFAULT_PLAN_LIMITS;
-const judge = (r: ReturnType<typeof realPlans>[number], reward_profile: 'paper' | 'guarded') =>
-  evaluatePlan(r.plan, groupContext(r.query, r.profile), DEFAULT_RESOLVED, LIMITS, { strict: true, lambda_hard: DEFAULT_SCORING.lambda_hard, reward_profile });
+const groups = calibrationGroups();
 
 t.test('spearman gives what scipy 1.17.1 spearmanr gives', async (t) => {
   const cases: [number[], number[], number][] = [
@@ -21,20 +23,34 @@ t.test('spearman gives what scipy 1.17.1 spearmanr gives', async (t) => {
   for (const [x, y, expected] of cases) t.ok(Math.abs(spearman(x, y) - expected) < 1e-12, `${spearman(x, y)} vs ${expected}`);
 });
 
-t.test('every real plan passes the strict gate and raises no gaming signal', async (t) => {
-  const plans = realPlans();
-  t.ok(plans.length >= 17, `${plans.length} real plans`);
-  for (const r of plans) {
-    const e = judge(r, 'paper');
-    t.equal(e.gate.failed, false, `${r.id}: gated ${e.gate.reasons.join(', ')}`);
-    t.same(e.gaming_flags, [], `${r.id}: ${e.gaming?.signals.map((s) => `${s.code} ${s.message}`).join('; ')}`);
-  }
+t.test('the calibration split holds both sources and only calibration questions', async (t) => {
+  t.ok(groups.length >= 60, `${groups.length} groups`);
+  t.same(new Set(groups.map((g) => g.source)), new Set(['coding-tutor', 'mathdial']));
+  t.ok(groups.every((g) => g.split === 'calibration'));
 });
 
-t.test('guarded and paper scores rank the real plans alike (Spearman ρ ≥ 0.9)', async (t) => {
-  const plans = realPlans();
-  const paper = plans.map((r) => absoluteScore(judge(r, 'paper').raw, false, INITIAL_WEIGHTS));
-  const guarded = plans.map((r) => absoluteScore(judge(r, 'guarded').raw, false, INITIAL_WEIGHTS));
-  const rho = spearman(paper, guarded);
-  t.ok(rho >= 0.9, `ρ = ${rho}`);
+t.test('the background queries are the calibration questions (npm run fit:meaning)', async (t) => {
+  const file = JSON.parse(readFileSync(new URL('../../../models/word-vectors/background.json', import.meta.url), 'utf8')) as unknown;
+  t.same(file, backgroundOf(groups));
+});
+
+t.test('the meaning ramps are what the calibration split gives (npm run fit:meaning)', async (t) => {
+  const fitted = fitRamps(measures(groups));
+  for (const [key, ramp] of Object.entries(fitted)) t.same(MEANING[key as keyof typeof fitted], ramp, key);
+});
+
+t.test('the signal thresholds are what it gives, and no honest calibration plan raises a signal', async (t) => {
+  t.same(GAMING_THRESHOLDS, fitSignals(groups));
+  for (const g of groups) {
+    const ctx = groupContext(g.query, g.profile);
+    for (const { style, plan } of g.plans) {
+      const e = evaluatePlan(plan, ctx, DEFAULT_RESOLVED, DEFAULT_PLAN_LIMITS, {
+        strict: true,
+        lambda_hard: DEFAULT_SCORING.lambda_hard,
+        reward_profile: 'guarded',
+      });
+      t.equal(e.gate.failed, false, `${g.id} ${style}: passes the strict gate`);
+      t.same(e.gaming_flags, [], `${g.id} ${style}: ${e.gaming?.signals.map((s) => s.message).join('; ')}`);
+    }
+  }
 });
