@@ -40,6 +40,8 @@ interface Row {
   group: CorpusGroup;
   style: string;
   e: PlanEvaluation;
+  /** The same plan under reward_profile guarded. */
+  guarded: PlanEvaluation;
 }
 
 const { values } = parseArgs({
@@ -133,7 +135,7 @@ for (const g of corpus.groups) {
     const body = norm(text(plan));
     if (!g.reference.some((r) => body.includes(norm(r)))) fail(where, 'quotes no reference sentence');
     const e = evaluatePlan(plan, context, palette, limits, options);
-    rows.push({ group: g, style, e });
+    rows.push({ group: g, style, e, guarded: evaluatePlan(plan, context, palette, limits, { ...options, reward_profile: 'guarded' }) });
     if (!e.parsed) fail(where, `does not parse: ${e.violations.map((v) => v.code).join(', ')}`);
     if (e.gate.failed) fail(where, `gate closed: ${e.gate.reasons.join(', ')}`);
     if (e.violations.length > 0) fail(where, `violations: ${e.violations.map((v) => `${v.code} (${v.severity}) at ${v.path}`).join('; ')}`);
@@ -193,9 +195,9 @@ const axisRow = (label: string, rs: Row[]) => {
     f3(mean(rs.map((r) => r.e.raw.struct))),
     f3(mean(rs.map((r) => r.e.raw.pers))),
     f3(mean(rs.map((r) => r.e.raw.ped))),
-    f3(mean(rs.map((r) => r.e.gaming?.guarded.raw.struct ?? 0))),
-    f3(mean(rs.map((r) => r.e.gaming?.guarded.raw.pers ?? 0))),
-    f3(mean(rs.map((r) => r.e.gaming?.guarded.raw.ped ?? 0))),
+    f3(mean(rs.map((r) => r.guarded.raw.struct))),
+    f3(mean(rs.map((r) => r.guarded.raw.pers))),
+    f3(mean(rs.map((r) => r.guarded.raw.ped))),
     `${flagged}`,
   ];
 };

@@ -29,6 +29,7 @@ import { MEANING } from '../../src/rewards/meaning/thresholds.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CORPUS = `${ROOT}test/fixtures/plans/honest-corpus.json`;
+const REAL_PLANS = `${ROOT}test/fixtures/plans/real-plans.json`;
 const BACKGROUND = `${ROOT}models/word-vectors/background.json`;
 
 /**
@@ -39,7 +40,7 @@ const RULE = { planFull: 0.05, planWidth: 0.1, informationShare: 0.5, stepFull: 
 
 interface Group {
   id: string;
-  source: 'coding-tutor' | 'mathdial';
+  source: 'coding-tutor' | 'mathdial' | 'team';
   split: 'calibration' | 'evaluation';
   query: string;
   profile: Profile;
@@ -53,8 +54,24 @@ const quantile = (xs: readonly number[], q: number) => {
 };
 const round = (x: number, up: boolean) => (up ? Math.ceil(x * 100) : Math.floor(x * 100)) / 100;
 
+/**
+ * The calibration split of the corpus, and the team's real plans (test/fixtures/plans/real-plans.json, each a group
+ * of one): honest plans in a style of their own that name the learner's profile far more than the converted ones.
+ */
 export function calibrationGroups(): Group[] {
-  return (JSON.parse(readFileSync(CORPUS, 'utf8')) as { groups: Group[] }).groups.filter((g) => g.split === 'calibration');
+  const corpus = (JSON.parse(readFileSync(CORPUS, 'utf8')) as { groups: Group[] }).groups.filter((g) => g.split === 'calibration');
+  const real = (JSON.parse(readFileSync(REAL_PLANS, 'utf8')) as { id: string; query: string; profile: Profile; plan: Plan }[]).map(
+    (r): Group => ({
+      id: r.id,
+      source: 'team',
+      split: 'calibration',
+      query: r.query,
+      profile: r.profile,
+      reference: [],
+      plans: [{ style: 'team', plan: r.plan }],
+    }),
+  );
+  return [...corpus, ...real];
 }
 
 /** The background file the calibration plans make: the unit mean of their vectors (§11a), to 6 decimals. */
@@ -72,7 +89,7 @@ export function backgroundOf(groups: readonly Group[]) {
   }
   const norm = Math.hypot(...sum);
   return {
-    source: 'test/fixtures/plans/honest-corpus.json, calibration split (scripts/corpus/fit-meaning.ts)',
+    source: 'test/fixtures/plans/honest-corpus.json, calibration split, and test/fixtures/plans/real-plans.json (scripts/corpus/fit-meaning.ts)',
     plans,
     average_plan: [...sum].map((x) => Number((x / norm).toFixed(6))),
   };
@@ -84,7 +101,7 @@ export function measures(groups: readonly Group[]) {
   const steps: number[] = [];
   for (const g of groups) {
     const ctx = meaningContext(g.query, g.profile);
-    const referenced = meaningContext(g.query, g.profile, g.reference);
+    const referenced = meaningContext(g.query, g.profile, g.reference.length > 0 ? g.reference : undefined);
     for (const { plan } of g.plans) {
       const m = readPlanMeaning(plan, ctx);
       plans.specificity.push(m.specificity);
@@ -119,7 +136,7 @@ export function fitSignals(groups: readonly Group[]): Record<GamingSignalCode, n
         lambda_hard: DEFAULT_SCORING.lambda_hard,
         reward_profile: 'paper',
       });
-      const reading = readGaming(analyzePlan(e.plan!, DEFAULT_RESOLVED), e.components!.pers, e.components!.ped, ctx, readPlanMeaning(e.plan!, ctx.meaning));
+      const reading = readGaming(analyzePlan(e.plan!, DEFAULT_RESOLVED), DEFAULT_RESOLVED, e.components!.pers, e.components!.ped, ctx);
       for (const c of GAMING_SIGNAL_CODES) largest[c] = Math.max(largest[c], reading.measures[c]);
     }
   }

@@ -45,7 +45,7 @@ const StepMeaningSchema = z
     specificity: z
       .number()
       .describe(
-        'cos(step, query) − the mean of its 3 largest cosines with the background queries (a step of fewer than 3 content words takes its plan\'s): above 0, the step is more about this question than about any like it',
+        "cos(step, query) − cos(average plan, query): above 0, the step is nearer the question than a plan about nothing in particular is (a step of fewer than 3 content words takes its plan's)",
       ),
     about: z.number().describe('How far the step is about this question, 0–1: what its phases, the profile signals it names and its place in the structure earn'),
     invented: z.array(z.string()).describe('Words in no dictionary and not given by the client: they earn nothing'),
@@ -58,7 +58,7 @@ const GuardedCreditSchema = z
       .object({ struct: z.number(), pers: z.number(), ped: z.number() })
       .describe('The guarded soft rewards R^g_k = m · R̃_k: the raw values under reward_profile guarded'),
     multiplier: z.number().describe('m = G · (1 − π)^(signals fired)'),
-    plan_specificity: z.number().describe('The specificity of all the steps read as one text'),
+    plan_specificity: z.number().describe('The same for all the steps read as one text'),
     plan_information: z.number().describe("What the plan says beyond the query and the profile: the summed weights of its distinct content words that are neither's"),
     plan_coverage: z.number().nullable().describe("The weighted share of the group's reference content the plan says; null without a reference"),
     about: z.number().describe('G: how far the plan as a whole is about this question and says something of its own about it (and, with a reference, covers it), 0–1'),
@@ -73,7 +73,9 @@ export const GamingSchema = z
   .object({
     flagged: z.boolean().describe('Whether any signal fired'),
     signals: z.array(GamingSignalSchema),
-    guarded: GuardedCreditSchema.describe('What the guarded profile credits, whichever profile scored the plan'),
+    guarded: GuardedCreditSchema.nullable().describe(
+      'What the guarded profile credits, and what each step says about the question; null under reward_profile paper, which does not take the meaning reading it needs',
+    ),
     version: z.string(),
   })
   .meta({ id: 'Gaming', description: 'Gaming signals of one plan, with their evidence; raised in both reward profiles' });

@@ -80,10 +80,14 @@ function searchGroup(g: RedTeamGroup, o: RedTeamOptions, rand: () => number): Gr
   const material: Material = { query: g.query, profileBits: profileBits(g.profile) };
   const judge = (plan: Plan) =>
     evaluatePlan(plan, context, o.palette, o.limits, { strict: false, lambda_hard: DEFAULT_SCORING.lambda_hard, reward_profile: o.profile });
-  const found = (plan: Plan, e: PlanEvaluation, from: number, edits: OperatorName[]): Found => ({
+  // The guarded score of a plan the search keeps: its own score under guarded, else a second judgement.
+  const guardedScore = (plan: Plan, e: PlanEvaluation) =>
+    o.profile === 'guarded'
+      ? scoreOf(e)
+      : scoreOf(evaluatePlan(plan, context, o.palette, o.limits, { strict: false, lambda_hard: DEFAULT_SCORING.lambda_hard, reward_profile: 'guarded' }));
+  const found = (plan: Plan, e: PlanEvaluation, from: number, edits: OperatorName[]): Omit<Found, 'guarded_score'> => ({
     score: scoreOf(e),
     raw: e.raw,
-    guarded_score: e.gaming ? absoluteScore(e.gaming.guarded.raw, e.gate.failed, INITIAL_WEIGHTS) : 0,
     signals: e.gaming_flags,
     from,
     edits,
@@ -110,7 +114,8 @@ function searchGroup(g: RedTeamGroup, o: RedTeamOptions, rand: () => number): Gr
     if (next.score > best.score) best = next;
   }
   const margin = best.score - bestReal;
-  return { group: g.id, best_real: bestReal, best_found: best.score, margin, exploit: margin > 0 ? best : null, evaluations };
+  const exploit = margin > 0 ? { ...best, guarded_score: guardedScore(best.plan, judge(best.plan)) } : null;
+  return { group: g.id, best_real: bestReal, best_found: best.score, margin, exploit, evaluations };
 }
 
 /** A record of a red-team input file: a real plan with the query and profile it answers. */

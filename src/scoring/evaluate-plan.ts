@@ -26,17 +26,19 @@ export interface GateOptions {
 /** What scoring reads of a rollout group besides its plans, built once per group. */
 export interface GroupContext extends GamingContext {
   signals: ProfileSignal[];
-  meaning: MeaningContext;
+  /** What the guarded profile reads steps against (docs/rewards.md §11), built on the group's first guarded plan. */
+  meaning: () => MeaningContext;
 }
 
 /** Without a profile (validate-plan) R_pers is reported as 0 with no signals; without a query, off_topic is not judged. */
 export function groupContext(query: string | null | undefined, profile: Profile | undefined, reference?: string | readonly string[]): GroupContext {
   const signals = profile === undefined ? [] : profileSignals(profile);
   const coverage = profile === undefined ? null : new SignalCoverage(signals);
+  let meaning: MeaningContext | undefined;
   return {
     ...gamingContext(query, profile, coverage),
     signals,
-    meaning: meaningContext(query, profile, typeof reference === 'string' ? [reference] : reference),
+    meaning: () => (meaning ??= meaningContext(query, profile, typeof reference === 'string' ? [reference] : reference)),
   };
 }
 
@@ -88,24 +90,27 @@ export function evaluatePlan(completion: unknown, group: GroupContext, palette: 
   // The gaming reading reads each step sentence by sentence; pedagogy takes the cues it found there.
   const steps = readSteps(parsed.plan, group);
   const ped = pedagogyReward(analysis, palette, stepCues(steps));
-  const meaning = readPlanMeaning(parsed.plan, group.meaning);
-  const reading = readGaming(analysis, pers, ped, group, meaning, steps);
-  const guarded = guardedCredit({
-    plan: parsed.plan,
-    struct,
-    pers,
-    ped,
-    reading,
-    meaning,
-    coverage: group.coverage,
-    declaredEdges: analysis.dependencies.declaredEdges,
-  });
+  const reading = readGaming(analysis, palette, pers, ped, group, steps);
+  // The meaning reading costs a third of scoring: only the profile that pays by it takes it.
+  const guarded =
+    gate.reward_profile === 'guarded'
+      ? guardedCredit({
+          plan: parsed.plan,
+          struct,
+          pers,
+          ped,
+          reading,
+          meaning: readPlanMeaning(parsed.plan, group.meaning()),
+          coverage: group.coverage,
+          declaredEdges: analysis.dependencies.declaredEdges,
+        })
+      : null;
   const violations = [...analysis.violations, ...parsed.warnings];
   return {
     parsed: true,
     plan: parsed.plan,
     gate: hardGate(violations, gate.lambda_hard, gate.strict),
-    raw: gate.reward_profile === 'guarded' ? guarded.raw : { struct: struct.value, pers: pers?.value ?? 0, ped: ped.value },
+    raw: guarded ? guarded.raw : { struct: struct.value, pers: pers?.value ?? 0, ped: ped.value },
     components: { struct, pers, ped },
     gaming: { flagged: reading.signals.length > 0, signals: reading.signals, guarded, version: GAMING_VERSION },
     gaming_flags: reading.signals.map((s) => s.code),

@@ -1,14 +1,14 @@
 import type { GamingSignal, GamingSignalCode } from '../../contracts/gaming.js';
 import type { Phase } from '../../contracts/palette.js';
-import type { Plan } from '../../contracts/plan.js';
+import type { Plan, Step } from '../../contracts/plan.js';
 import type { Profile } from '../../contracts/profile.js';
 import type { PedagogyReward, PersonalizationReward } from '../../contracts/results.js';
 import type { PlanAnalysis } from '../../plan/analyze.js';
+import { toolPhase, type ResolvedPalette } from '../../plan/palette.js';
 import { SCORED_PHASES } from '../pedagogy/phases.js';
 import { cueSpans, PHASE_BIT } from '../pedagogy/reward.js';
 import type { SignalCoverage } from '../personalization/reward.js';
 import { isProgrammingStem } from './topic.js';
-import { aboutness, type PlanMeaning } from '../meaning/read.js';
 import { jaccardAtLeast } from '../../common/jaccard.js';
 import { RepeatCache } from '../../common/repeat-cache.js';
 import { profileItems, profileText } from '../personalization/profile-text.js';
@@ -62,6 +62,8 @@ export interface GamingReading {
   signals: GamingSignal[];
   /** Profile signals the plan names in sentences of its own. */
   signalsInSentences: Set<string>;
+  /** Scored phases some step enacts (not only cues). */
+  enactedPhases: Set<Phase>;
   /** Each signal's measure, fired or not (for calibration). */
   measures: Record<GamingSignalCode, number>;
 }
@@ -122,6 +124,10 @@ interface Sentence {
   onTopic: boolean;
   /** Ids of the profile signals it credits: named in a sentence around them, on topic. */
   signals: ReadonlySet<string>;
+  /** Whether it says something of its own besides cues: a sentence that does what its cues name. */
+  acts: boolean;
+  /** The same with the smaller number of own words activation needs, asking the learner. */
+  asksAbout: boolean;
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -141,6 +147,8 @@ function settled(raw: RawSentence, onTopic: boolean): Sentence {
     raw,
     onTopic,
     signals: credits ? raw.named : NONE,
+    acts: grammar > 0 && onTopic && own >= R.sentenceOwnWords,
+    asksAbout: grammar > 0 && onTopic && own >= R.activationOwnWords && raw.asks,
   };
 }
 
@@ -361,6 +369,17 @@ function readField(text: string | undefined, ctx: GamingContext, label = false):
   return read;
 }
 
+/**
+ * A step enacts a phase when one of its sentences names the phase (or the step's tool stands for it) and says
+ * something of its own; activation must also ask the learner, in that sentence, on a step with human input.
+ */
+function enacts(phase: Phase, step: Step, sentences: readonly Sentence[], palette: ResolvedPalette): boolean {
+  const viaTool = toolPhase(palette, step.tool) === phase;
+  const bit = PHASE_BIT[phase];
+  if (phase === 'activation') return step.human_input === true && sentences.some((s) => s.asksAbout && (viaTool || (s.raw.cues & bit) !== 0));
+  return sentences.some((s) => s.acts && (viaTool || (s.raw.cues & bit) !== 0));
+}
+
 const names = (ids: Iterable<string>) => [...ids].join(', ');
 
 /** The steps credited with any of `phases`, each once, in the order the phases list them. */
@@ -407,10 +426,10 @@ export function stepCues(steps: StepSentences): number[] {
  */
 export function readGaming(
   a: PlanAnalysis,
+  palette: ResolvedPalette,
   pers: PersonalizationReward | null,
   ped: PedagogyReward,
   ctx: GamingContext,
-  meaning: PlanMeaning,
   rawSteps: StepSentences = readSteps(a.plan, ctx),
 ): GamingReading {
   const { plan } = a;
@@ -526,31 +545,42 @@ export function readGaming(
     signals.push(signal('duplicate_steps', measures, `${repeats.length} step(s) repeat an earlier step word for word or nearly: ${names(repeats)}`, repeats));
   }
 
-  // off_topic: the share of steps no more about this question than about any other (docs/rewards.md §11d).
-  const about = meaning.steps.map(aboutness);
-  const loose = plan.steps.filter((_, i) => about[i] === 0).map((s) => s.id);
+  // off_topic: the share of steps that name nothing of programming or of the query in words of their own.
+  const loose: string[] = [];
+  for (let i = 0; i < n; i++) if (!bySteps[i]!.some((s) => s.onTopic)) loose.push(plan.steps[i]!.id);
   measures.off_topic = n === 0 ? 0 : loose.length / n;
   if (fires('off_topic', measures)) {
-    signals.push(signal('off_topic', measures, `${percent(measures.off_topic)} of the steps are no more about this question than about others like it`, loose));
+    signals.push(
+      signal(
+        'off_topic',
+        measures,
+        `${percent(measures.off_topic)} of the steps name nothing of programming or of the query beyond profile keywords and cues`,
+        loose,
+      ),
+    );
   }
 
-  // cue_only_phase: the scored phases the paper credits that no step earns: every step showing the phase is
-  // about something else.
+  // cue_only_phase: the scored phases the paper credits that no step enacts.
+  // ped.steps has each step's entry, in plan order. A credited id stands for the first step of that id, as
+  // everywhere in the analysis (a repeated id is a violation of its own).
+  const enactedPhases = new Set<Phase>();
   const cueOnly: Phase[] = [];
   for (const phase of SCORED_PHASES) {
     if (ped.phases[phase].steps.length === 0) continue;
-    const earned = ped.steps.some((s, i) => s.phases.includes(phase) && about[i]! > 0);
-    if (!earned) cueOnly.push(phase);
+    let acted = false;
+    for (let i = 0; i < n && !acted; i++) {
+      if (!ped.steps[i]!.phases.includes(phase)) continue;
+      const step = plan.steps[i]!;
+      const first = a.steps.get(step.id) === step ? i : plan.steps.indexOf(a.steps.get(step.id)!);
+      acted = enacts(phase, plan.steps[first]!, bySteps[first]!, palette);
+    }
+    if (acted) enactedPhases.add(phase);
+    else cueOnly.push(phase);
   }
   measures.cue_only_phase = cueOnly.length;
   if (fires('cue_only_phase', measures)) {
     signals.push(
-      signal(
-        'cue_only_phase',
-        measures,
-        `${names(cueOnly)}: credited by cue words alone, no step about the question does what the phase means`,
-        distinctSteps(cueOnly, ped),
-      ),
+      signal('cue_only_phase', measures, `${names(cueOnly)}: credited by cue words alone, no step does what the phase means`, distinctSteps(cueOnly, ped)),
     );
   }
 
@@ -561,5 +591,5 @@ export function readGaming(
   measures.degenerate_structure = reasons.length;
   if (fires('degenerate_structure', measures)) signals.push(signal('degenerate_structure', measures, reasons.join('; '), []));
 
-  return { signals, measures, signalsInSentences };
+  return { signals, measures, signalsInSentences, enactedPhases };
 }

@@ -11,13 +11,13 @@ export const GAMING_THRESHOLDS = {
   /** Share of the credited profile signals named only outside sentences of the plan's own. */
   bare_keywords: 1,
   /** Share of the content words of the steps, or of one long step, that are profile phrases. */
-  keyword_stuffing: 0.14,
+  keyword_stuffing: 0.28,
   /** Share of steps whose instruction's word set is (nearly) an earlier step's. */
   duplicate_steps: 0,
   /** Share of steps that name nothing of programming or of the query in words of their own. */
-  off_topic: 0.29,
+  off_topic: 0.5,
   /** Scored phases credited by cue words alone. */
-  cue_only_phase: 1,
+  cue_only_phase: 3,
   /** Reasons the structure is degenerate (one agent runs every step; no step depends on another). */
   degenerate_structure: 0,
 } as const satisfies Record<GamingSignalCode, number>;

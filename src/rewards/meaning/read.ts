@@ -1,6 +1,6 @@
 import type { Plan } from '../../contracts/plan.js';
 import type { Profile } from '../../contracts/profile.js';
-import { isStopword } from '../gaming/text.js';
+import { isStopword, WordRuns } from '../gaming/text.js';
 import { profileItems, profileText } from '../personalization/profile-text.js';
 import { averagePlan } from './background.js';
 import { MEANING } from './thresholds.js';
@@ -8,7 +8,7 @@ import { wordTable } from './word-vectors.js';
 import { contentRows, dot, isNumber, meanOf, wordsOf } from './words.js';
 
 // What a step says about this question (docs/rewards.md §11): its words' meanings (the word table) placed
-// against the query and against the background queries. Plain on purpose: one function per measure, each word
+// against the query and against the average plan. Plain on purpose: one function per measure, each word
 // looked at once, so the definition reads as written.
 
 /** What the meaning of a group's steps is measured against: built once per group. */
@@ -25,6 +25,8 @@ export interface MeaningContext {
   given: ReadonlySet<string>;
   /** The query's numbers: a number the plan holds besides these, it worked out. */
   queryNumbers: ReadonlySet<string>;
+  /** Runs of the query's words: text pasted from the query says nothing of the plan's own (§11c). */
+  queryRuns: WordRuns;
   /** §11j: the reference's content words (rows) and numbers beyond the query's, and their summed weight; null without a reference. */
   reference: { rows: ReadonlySet<number>; numbers: ReadonlySet<string>; weight: number } | null;
 }
@@ -36,7 +38,7 @@ export interface StepMeaning {
   /** Words that are no word: in neither the table nor anything the client gave. */
   invented: string[];
   /**
-   * §11b: how much more the step is about this query than about the background queries most like it. A step of
+   * §11b: how much nearer the query the step is than a plan about nothing in particular. A step of
    * fewer words than can be read alone (a calculation, "Recap.") is read as part of its plan: it takes the plan's (§11f).
    */
   specificity: number;
@@ -60,8 +62,11 @@ export function meaningContext(query: string | null | undefined, profile: Profil
   // A number is weighed as the rarest word (§11g).
   let weight = referenceNumbers.size;
   for (const r of referenceRows) weight += t.weight(r);
+  const queryRuns = new WordRuns(MEANING.copiedRun);
+  queryRuns.addAll(wordsOf(query ?? '').map((w) => w.word));
   return {
     query: q,
+    queryRuns,
     // §11a: how near the query a plan about nothing in particular is.
     generic: q === null ? 0 : dot(averagePlan(), q),
     queryRows: own,
@@ -91,7 +96,13 @@ function readStep(text: string, ctx: MeaningContext, rows: number[], numbers: Se
   const t = wordTable();
   const start = rows.length;
   const invented: string[] = [];
-  for (const { word, cue } of wordsOf(text)) {
+  const words = wordsOf(text);
+  const plain = words.map((w) => w.word);
+  // §11c: words in a run pasted from the query are not the step's own.
+  const pasted = new Uint8Array(words.length);
+  for (let i = 0; i + MEANING.copiedRun <= words.length; i++) if (ctx.queryRuns.has(plain, i)) pasted.fill(1, i, i + MEANING.copiedRun);
+  for (const [i, { word, cue }] of words.entries()) {
+    if (pasted[i]) continue;
     if (isNumber(word)) {
       if (!ctx.queryNumbers.has(word)) numbers.add(word);
       continue;

@@ -1,5 +1,5 @@
 // The calibration split of the honest corpus (test/fixtures/plans/honest-corpus.json) fixes every threshold of
-// the guarded reward (docs/rewards.md §10.2, §11): the code holds what scripts/corpus/fit-meaning.ts fits there,
+// the guarded reward (docs/rewards.md §10.2, §11), with the team's real plans: the code holds what scripts/corpus/fit-meaning.ts fits there,
 // and no honest calibration plan raises a signal. What they give on the evaluation split is bench/guarded-eval.ts's.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
@@ -25,11 +25,11 @@ t.test('spearman gives what scipy 1.17.1 spearmanr gives', async (t) => {
 
 t.test('the calibration split holds both sources and only calibration questions', async (t) => {
   t.ok(groups.length >= 60, `${groups.length} groups`);
-  t.same(new Set(groups.map((g) => g.source)), new Set(['coding-tutor', 'mathdial']));
+  t.same(new Set(groups.map((g) => g.source)), new Set(['coding-tutor', 'mathdial', 'team']));
   t.ok(groups.every((g) => g.split === 'calibration'));
 });
 
-t.test('the background queries are the calibration questions (npm run fit:meaning)', async (t) => {
+t.test('the average plan is that of the calibration plans (npm run fit:meaning)', async (t) => {
   const file = JSON.parse(readFileSync(new URL('../../../models/word-vectors/background.json', import.meta.url), 'utf8')) as unknown;
   t.same(file, backgroundOf(groups));
 });

@@ -10,7 +10,6 @@ import { resolvePalette } from '../../../src/plan/palette.js';
 import { groupContext } from '../../../src/scoring/evaluate-plan.js';
 import { pedagogyReward } from '../../../src/rewards/pedagogy/reward.js';
 import { readGaming, readSteps, stepCues } from '../../../src/rewards/gaming/signals.js';
-import { readPlanMeaning } from '../../../src/rewards/meaning/read.js';
 import { GAMING_THRESHOLDS, READING } from '../../../src/rewards/gaming/thresholds.js';
 import { GAMING_SIGNAL_CODES } from '../../../src/contracts/gaming.js';
 
@@ -39,7 +38,7 @@ function readingOf(p: Plan, tags: string[] = ['python']) {
   const palette = resolvePalette(undefined);
   const ctx = groupContext('How do pandas joins work?', { tags });
   const a = analyzePlan(p, palette);
-  return readGaming(a, ctx.coverage!.score(a.plan), pedagogyReward(a, palette), ctx, readPlanMeaning(p, ctx.meaning));
+  return readGaming(a, palette, ctx.coverage!.score(a.plan), pedagogyReward(a, palette), ctx);
 }
 
 const measured = (instructions: readonly string[]): number => readingOf(plan(instructions)).measures.duplicate_steps;
@@ -119,4 +118,19 @@ t.test('pedagogy credits the same phases from the cues the reading found sentenc
     }),
     { numRuns: 300 },
   );
+});
+t.test('a phase credited to a step whose id repeats is enacted or not by the first step of that id', async (t) => {
+  const asks = 'Ask the learner what they already know about pandas joins and merging tables on shared keys?';
+  const twoSteps = (secondId: string): Plan => {
+    const p = plan([asks, asks]);
+    p.steps[1]!.id = secondId;
+    p.execution_order = ['k0', secondId];
+    // Only the second step has the learner in the loop, so only it is credited with activation.
+    p.steps[1]!.human_input = true;
+    return p;
+  };
+  t.ok(readingOf(twoSteps('k1')).enactedPhases.has('activation'), 'its own id: the step that asks the learner enacts activation');
+  const repeated = readingOf(twoSteps('k0'));
+  t.notOk(repeated.enactedPhases.has('activation'), 'the id of the first step: judged on the first, which has no learner in the loop');
+  t.ok(repeated.measures.cue_only_phase >= 1);
 });
