@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { type GuardedEvalFigures, renderGuardedEval } from './guarded-eval-figures.js';
+import { type GuardedLatencyFigures, renderGuardedLatency } from './guarded-latency-figures.js';
 import { type BenchResult, readResult } from './results.js';
 
 const f = (x: number, d = 1) => x.toFixed(d);
@@ -586,6 +587,7 @@ const block = <F>(result: string, render: (r: BenchResult<F>) => string): Block 
 /** Every block a doc may embed, by NAME. */
 export const BLOCKS: Record<string, Block> = {
   'guarded-eval': block<GuardedEvalFigures>('guarded-eval', renderGuardedEval),
+  'guarded-latency': block<GuardedLatencyFigures>('guarded-latency', (r) => renderGuardedLatency(r.figures)),
   'score-plan': block('score-plan', renderScorePlan),
   runs: block('runs', renderRuns),
   'runs-postgres': block('runs-postgres', renderRuns),

@@ -71,6 +71,19 @@ process.stderr.write(`${sentences.length} sentences embedded\n`);
 mkdirSync(OUT, { recursive: true });
 writeFileSync(join(OUT, 'sentences.f32'), Buffer.from(targets.buffer));
 writeFileSync(join(OUT, 'sentence-words.json'), JSON.stringify(bags));
+// Words the table has no row for that two documents or more use ("since", "whether", "numpy"): real words,
+// never called invented (src/rewards/meaning/read.ts §11c).
+const documentsOf = new Map<string, number>();
+for (const doc of documents) for (const w of new Set(doc.flatMap((s) => wordsOf(s).map((x) => x.word)))) documentsOf.set(w, (documentsOf.get(w) ?? 0) + 1);
+const vocabulary = new Set(vocab);
+writeFileSync(
+  join(OUT, 'known.txt'),
+  `${[...documentsOf]
+    .filter(([w, n]) => n >= 2 && !vocabulary.has(w) && /^[a-z]/.test(w))
+    .map(([w]) => w)
+    .sort()
+    .join('\n')}\n`,
+);
 const wordsOfDocument = (doc: readonly string[]) => [
   ...new Set(
     doc.flatMap((s) =>

@@ -81,6 +81,7 @@ OUT.mkdir(parents=True, exist_ok=True)
 q.tofile(OUT / "vectors.i8")
 shutil.copy(CACHE / "vocab.txt", OUT / "vocab.txt")
 shutil.copy(CACHE / "inflections.txt", OUT / "inflections.txt")
+shutil.copy(CACHE / "known.txt", OUT / "known.txt")
 # How much each word says: its inverse document frequency over the documents of word-vectors.ts (a tutoring
 # conversation, a doc page, a source file), a word no document holds having the largest. A word found in most
 # conversations whatever their problem ("great", "step", "answer") says nothing of any one question.

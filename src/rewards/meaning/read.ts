@@ -110,8 +110,8 @@ function readStep(text: string, ctx: MeaningContext, rows: number[], numbers: Se
     if (isStopword(word)) continue;
     const r = t.row(word);
     if (r < 0) {
-      // §11c: an invented word earns nothing, and says so.
-      if (!cue && !ctx.given.has(word) && word.length >= MEANING.inventedMinLength) invented.push(word);
+      // §11c: an invented word earns nothing, and says so; a name with a digit in it (boto3, utf8) is an identifier.
+      if (!cue && !ctx.given.has(word) && word.length >= MEANING.inventedMinLength && !/[0-9]/.test(word) && !t.known(word)) invented.push(word);
       continue;
     }
     if (cue || ctx.profileRows.has(r)) continue;

@@ -1,6 +1,7 @@
 // The meaning measures' thresholds (docs/rewards.md §11), fit on the calibration split of the honest-plan
 // corpus by scripts/corpus/fit-meaning.ts and reported on its evaluation split by bench/guarded-eval.ts.
-// Versioned like the gaming signals: any change bumps MEANING_VERSION, reported with every score.
+// Versioned like the gaming signals: any change to them, to the word table or to the average plan bumps
+// MEANING_VERSION, reported with every score.
 export const MEANING_VERSION = 'meaning@1';
 
 export const MEANING = {
@@ -11,7 +12,7 @@ export const MEANING = {
   /** The same for the plan's steps read as one text. */
   planSpecificity: { from: -0.07, to: 0.04 },
   /** The same for the plan's information (Σ of the weights of its distinct content words beyond the query's and the profile's). */
-  planInformation: { from: 5.09, to: 10.2 },
+  planInformation: { from: 5.09, to: 10.19 },
   /**
    * The same for the share of a reference's content the plan covers, when the group has a reference: linear,
    * so that every piece of the reference a plan leaves out costs it. A choice, not a fit: the corpus's honest plans

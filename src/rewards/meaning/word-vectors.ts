@@ -13,6 +13,8 @@ export interface WordTable {
   readonly dims: number;
   /** The row of a word as written (lowercase), through WordNet's irregular forms and its detachment rules; -1 when unknown. */
   row(word: string): number;
+  /** Whether a word without a row is still a word: one that two documents of the table's text or more use ("since", "numpy"). */
+  known(word: string): boolean;
   /** How much word `r` says: its inverse document frequency, in (0, 1]. */
   weight(r: number): number;
   /** Adds row `r` of the table, times `weight`, into `into`. */
@@ -52,6 +54,7 @@ class Table implements WordTable {
     inflections: readonly string[],
     private readonly vectors: Int8Array,
     private readonly weights: Uint8Array,
+    private readonly words: ReadonlySet<string>,
   ) {
     for (let i = 0; i < vocab.length; i++) this.rows.set(vocab[i]!, i);
     for (const line of inflections) {
@@ -75,6 +78,10 @@ class Table implements WordTable {
       }
     }
     return -1;
+  }
+
+  known(word: string): boolean {
+    return this.words.has(word);
   }
 
   weight(r: number): number {
@@ -101,7 +108,15 @@ export function wordTable(): WordTable {
     const manifest = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8')) as { version: string; dims: number };
     const bytes = readFileSync(join(DIR, 'vectors.i8'));
     const vectors = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    table = new Table(manifest.version, manifest.dims, lines('vocab.txt'), lines('inflections.txt'), vectors, readFileSync(join(DIR, 'weights.u8')));
+    table = new Table(
+      manifest.version,
+      manifest.dims,
+      lines('vocab.txt'),
+      lines('inflections.txt'),
+      vectors,
+      readFileSync(join(DIR, 'weights.u8')),
+      new Set(lines('known.txt')),
+    );
   }
   return table;
 }
