@@ -37,7 +37,8 @@ t.test('blocks pair their markers and name a renderer', async (t) => {
   t.throws(() => blocksIn('<!-- a-figures:start --><!-- b-figures:end -->'), /do not pair/);
   t.throws(() => embedFigures('<!-- nothing-figures:start -->\n<!-- nothing-figures:end -->'), /no renderer/);
   const guarded = readResult('guarded-eval');
-  const doc = 'x\n<!-- guarded-eval-figures:start -->\nold\n<!-- guarded-eval-figures:end -->\ny <!-- guarded-eval-figures:start --><!-- guarded-eval-figures:end -->\n';
+  const doc =
+    'x\n<!-- guarded-eval-figures:start -->\nold\n<!-- guarded-eval-figures:end -->\ny <!-- guarded-eval-figures:start --><!-- guarded-eval-figures:end -->\n';
   const out = embedFigures(doc, () => guarded);
   t.equal(out.split(BLOCKS['guarded-eval']!.render(guarded).trimEnd()).length, 3, 'both blocks rendered');
   t.equal(

@@ -47,7 +47,9 @@ const StepMeaningSchema = z
       .describe(
         "cos(step, query) − cos(average plan, query): above 0, the step is nearer the question than a plan about nothing in particular is (a step of fewer than 3 content words takes its plan's)",
       ),
-    about: z.number().describe('How far the step is about this question, 0–1: what its phases, the profile signals it names and its place in the structure earn'),
+    about: z
+      .number()
+      .describe('How far the step is about this question, 0–1: what its phases, the profile signals it names and its place in the structure earn'),
     invented: z.array(z.string()).describe('Words in no dictionary and not given by the client: they earn nothing'),
   })
   .meta({ id: 'StepMeaning' });
@@ -59,9 +61,13 @@ const GuardedCreditSchema = z
       .describe('The guarded soft rewards R^g_k = m · R̃_k: the raw values under reward_profile guarded'),
     multiplier: z.number().describe('m = G · (1 − π)^(signals fired)'),
     plan_specificity: z.number().describe('The same for all the steps read as one text'),
-    plan_information: z.number().describe("What the plan says beyond the query and the profile: the summed weights of its distinct content words that are neither's"),
+    plan_information: z
+      .number()
+      .describe("What the plan says beyond the query and the profile: the summed weights of its distinct content words that are neither's"),
     plan_coverage: z.number().nullable().describe("The weighted share of the group's reference content the plan says; null without a reference"),
-    about: z.number().describe('G: how far the plan as a whole is about this question and says something of its own about it (and, with a reference, covers it), 0–1'),
+    about: z
+      .number()
+      .describe('G: how far the plan as a whole is about this question and says something of its own about it (and, with a reference, covers it), 0–1'),
     steps: z
       .array(StepMeaningSchema)
       .describe('What each step says about the question, in plan order: the measures the guarded credit is gated by (docs/rewards.md §11)'),

@@ -52,6 +52,11 @@ export const OpenRlhfResponseSchema = z
       ped: z.array(z.number()),
       gated: z.array(z.number()).describe('1 when the hard gate closed'),
       flagged: z.array(z.number()).describe('1 when the plan raised a gaming signal'),
+      aboutness: z
+        .array(z.number())
+        .describe(
+          "The plan's aboutness G, 0–1 (`aboutness` of /score-plan); 0 when it has none (it did not parse, or the paper profile scored it): OpenRLHF takes numbers only",
+        ),
       step: z.array(z.number()).describe('The run step each sample was counted in (with `count=false`, the step it would be counted in)'),
       counted: z
         .array(z.number())

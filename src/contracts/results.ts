@@ -116,16 +116,26 @@ export const ProfileSignalSchema = z
   .meta({ id: 'ProfileSignal' });
 export type ProfileSignal = z.infer<typeof ProfileSignalSchema>;
 
-export const VersionsSchema = z.object({ service: z.string(), lexicon: z.string(), phases: z.string(), gaming: z.string() }).meta({ id: 'Versions' });
+export const VersionsSchema = z
+  .object({ service: z.string(), lexicon: z.string(), phases: z.string(), gaming: z.string(), meaning: z.string() })
+  .meta({ id: 'Versions' });
 
 export const GamingFlagsSchema = z
   .array(z.enum(GAMING_SIGNAL_CODES))
   .describe(`The gaming signals the plan raised, evidence in \`gaming\` (${GAMING_SIGNAL_MEANINGS})`);
 
+const AboutnessSchema = z
+  .number()
+  .nullable()
+  .describe(
+    'G, how far the plan as a whole is about this question and says something of its own about it, 0–1: `gaming.guarded.about`, null when the plan has none (it did not parse, or `gaming.guarded` is null)',
+  );
+
 export const PaletteInfoSchema = z.object({ source: z.enum(['default', 'request']), tools: z.array(z.string()) }).meta({ id: 'PaletteInfo' });
 
 /** What one plan's evaluation reports in both /score-plan and /validate-plan. */
 export const PlanEvaluationFields = {
+  aboutness: AboutnessSchema,
   gate: GateSchema,
   raw: AxisVectorSchema.describe('Raw soft rewards R_ik (0 on every axis when the plan did not parse)'),
   components: ComponentsSchema.nullable().describe("The paper's reward components; null when the plan did not parse into the schema"),

@@ -126,6 +126,12 @@ export const HistoryRowSchema = z
       .describe(
         'Plans of the step per gaming signal code (GamingSignal.code; a plan with two signals counts in both); null for steps finalized (or begun) before the field existed',
       ),
+    aboutness: z
+      .number()
+      .nullable()
+      .describe(
+        'Mean aboutness G (each plan’s `aboutness`, 0–1) over the step’s plans that have one (those that parsed); null when none has, or for steps finalized (or begun) before the field existed',
+      ),
   })
   .meta({ id: 'StepHistory' });
 

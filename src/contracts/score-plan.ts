@@ -75,6 +75,7 @@ const PlanRewardSchema = z
     score: PlanScoreSchema.shape.score,
     z: PlanScoreSchema.shape.z,
     gaming_flags: GamingFlagsSchema,
+    aboutness: PlanEvaluationFields.aboutness,
     gate: PlanEvaluationFields.gate,
     raw: PlanEvaluationFields.raw,
   })

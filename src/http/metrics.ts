@@ -1,12 +1,50 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, type Metric, Registry } from 'prom-client';
 import { GAMING_SIGNAL_CODES } from '../contracts/gaming.js';
 import { VIOLATION_CODES } from '../contracts/violations.js';
 import { SOFT_AXES } from '../grpo/compose.js';
-import type { ScoreSummary } from '../scoring/score-groups.js';
+import { ABOUTNESS_BUCKETS, type ScoreSummary } from '../scoring/score-groups.js';
 import type { Capability } from '../service/capability.js';
 import type { RunStore } from '../runs/store.js';
 import type { WorkPool } from '../service/pool/pool.js';
+
+/**
+ * A histogram per run fed a request's counts at once (ScoreSummary['aboutness']): prom-client's Histogram
+ * takes one value at a time, and a request's summary keeps a few counts rather than a value per plan.
+ */
+class RunHistogram {
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  readonly #runs = new Map<string, ScoreSummary['aboutness']>();
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly bounds: readonly number[],
+  ) {}
+
+  /** `counts.buckets` are the values at or below each bound. */
+  add(run: string, counts: ScoreSummary['aboutness']): void {
+    if (counts.count === 0) return;
+    const h = this.#runs.get(run) ?? { count: 0, sum: 0, buckets: this.bounds.map(() => 0) };
+    this.#runs.set(run, { count: h.count + counts.count, sum: h.sum + counts.sum, buckets: h.buckets.map((n, i) => n + counts.buckets[i]!) });
+  }
+
+  remove(run: string): void {
+    this.#runs.delete(run);
+  }
+
+  /** What prom-client's registry writes, as its Histogram gives it. */
+  get() {
+    const values = [...this.#runs].flatMap(([run, h]) => [
+      ...this.bounds.map((le, i) => ({ metricName: `${this.name}_bucket`, labels: { le, run }, value: h.buckets[i]! })),
+      { metricName: `${this.name}_bucket`, labels: { le: '+Inf', run }, value: h.count },
+      { metricName: `${this.name}_sum`, labels: { run }, value: h.sum },
+      { metricName: `${this.name}_count`, labels: { run }, value: h.count },
+    ]);
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+}
 
 // Labels are bounded: a route is its pattern (`/runs/:id`, or `unmatched`), a run is one of at most
 // MAX_RUNS and its series are dropped when the run is deleted, a gate reason is one of the violation codes,
@@ -97,6 +135,12 @@ export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilitie
     labelNames: ['run', 'signal'],
     registers: [register],
   });
+  const aboutness = new RunHistogram(
+    'tutor_plan_aboutness',
+    'Aboutness G of the plans that have one (`aboutness`: how far a plan as a whole is about its question and says something of its own about it), per run',
+    ABOUTNESS_BUCKETS,
+  );
+  register.registerMetric(aboutness as unknown as Metric);
   const late = new Counter({
     name: 'tutor_late_plans_total',
     help: 'Plans of already finalized steps (scored, not counted)',
@@ -117,6 +161,7 @@ export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilitie
     plans.inc({ run }, s.plans);
     for (const [reason, n] of Object.entries(s.gate_reasons)) gated.inc({ run, reason }, n);
     for (const [signal, n] of Object.entries(s.gaming)) flagged.inc({ run, signal }, n);
+    aboutness.add(run, s.aboutness);
     if (!s.run) return;
     if (s.run.status === 'late') late.inc({ run }, s.plans);
     step.set({ run }, s.run.step);
@@ -143,6 +188,7 @@ export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilitie
       for (const m of [plans, late, step]) m.remove({ run });
       for (const reason of Object.keys(VIOLATION_CODES)) gated.remove({ run, reason });
       for (const signal of GAMING_SIGNAL_CODES) flagged.remove({ run, signal });
+      aboutness.remove(run);
       for (const m of [weight, ema]) for (const axis of SOFT_AXES) m.remove({ run, axis });
     }
   });

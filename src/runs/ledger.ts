@@ -285,7 +285,9 @@ export class RunLedger {
         gaming: current.gaming === null ? null : addCounts(current.gaming, tally.gaming),
       };
       await tx.saveOpenStep(grown);
-      await tx.addValues(grown.step, tally.raws, tally.diversities);
+      // Aboutness is kept as values, as the raw axes are, so that its step mean is the same however the
+      // step was split; a tally without it leaves the step's mean a gap.
+      await tx.addValues(grown.step, tally.raws, tally.diversities, tally.aboutness ?? null);
       open = grown;
       if (grown.auto && (run.config.samples_per_step === null || grown.plans >= run.config.samples_per_step)) await fold(grown);
     }
@@ -326,6 +328,7 @@ export class RunLedger {
       diversity: values.diversity.length === 0 ? null : orderIndependentMean(values.diversity),
       flagged: open.flagged,
       gaming: open.gaming,
+      aboutness: values.aboutness === null || values.aboutness.length === 0 ? null : orderIndependentMean(values.aboutness),
     };
     const after: RunRecord = { ...run, weights: weightsAfter, ema, last_finalized_step: open.step, finalized_steps: run.finalized_steps + 1, updated_at: at };
     await tx.finalizeStep(after, row);

@@ -36,7 +36,7 @@ export function aheadStatements(id: string, ahead: ReadAhead, literal: (v: unkno
     `SELECT nextval(pg_get_serial_sequence('receipts', 'id')) AS id FROM generate_series(1, ${literal(ahead.newReceipts)})`,
     folds.length === 0
       ? 'SELECT NULL AS step WHERE false'
-      : `SELECT v.struct, v.pers, v.ped, v.diversity FROM step_values v JOIN open_steps o ON o.run_id = v.run_id AND o.step = v.step
+      : `SELECT v.struct, v.pers, v.ped, v.diversity, v.aboutness FROM step_values v JOIN open_steps o ON o.run_id = v.run_id AND o.step = v.step
          WHERE v.run_id = ${run} AND (${folds.join(' OR ')}) ORDER BY v.id`,
   ];
 }

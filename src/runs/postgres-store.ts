@@ -71,6 +71,10 @@ const MIGRATIONS = [
   // the upgrade, whose earlier plans were not counted (a gap, not a zero).
   `ALTER TABLE history ADD COLUMN flagged integer, ADD COLUMN gaming text;
    ALTER TABLE open_steps ADD COLUMN flagged integer, ADD COLUMN gaming text;`,
+  // 4: each parsed plan's aboutness with the step's values, and their mean per step; NULL in steps finalized
+  // before, and in the values of requests counted before (their step's mean is a gap, not a partial mean).
+  `ALTER TABLE history ADD COLUMN aboutness double precision;
+   ALTER TABLE step_values ADD COLUMN aboutness bytea;`,
 ];
 
 // Any 64-bit constants: the keys of the locks migrations and run creation take.
@@ -346,21 +350,24 @@ export class PostgresRunStore implements RunStore {
         batch.later(UPSERT_OPEN_STEP, [id, ...OPEN_STEP_COLUMNS.map((col) => o[col])]);
         open = step;
       },
-      addValues: async (step, raws, diversities) => {
-        const v = valueColumns(raws, diversities);
+      addValues: async (step, raws, diversities, aboutness) => {
+        const v = valueColumns(raws, diversities, aboutness);
         known?.addValues(step, v);
-        batch.later('INSERT INTO step_values (run_id, step, struct, pers, ped, diversity) VALUES ($1, $2, $3, $4, $5, $6)', [
+        batch.later('INSERT INTO step_values (run_id, step, struct, pers, ped, diversity, aboutness) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
           id,
           step,
           v.struct,
           v.pers,
           v.ped,
           v.diversity,
+          v.aboutness,
         ]);
       },
       values: async (step) =>
         known?.values(step) ??
-        stepValues(await batch.rows<ValueRow>('SELECT struct, pers, ped, diversity FROM step_values WHERE run_id = $1 AND step = $2 ORDER BY id', [id, step])),
+        stepValues(
+          await batch.rows<ValueRow>('SELECT struct, pers, ped, diversity, aboutness FROM step_values WHERE run_id = $1 AND step = $2 ORDER BY id', [id, step]),
+        ),
       finalizeStep: async (run: RunRecord, row: HistoryRow) => {
         const h = historyColumns(row);
         batch.later(INSERT_HISTORY, [id, ...HISTORY_COLUMNS.map((col) => h[col])]);

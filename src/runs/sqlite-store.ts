@@ -85,6 +85,10 @@ const MIGRATIONS = [
    ALTER TABLE history ADD COLUMN gaming TEXT;
    ALTER TABLE open_steps ADD COLUMN flagged INTEGER;
    ALTER TABLE open_steps ADD COLUMN gaming TEXT;`,
+  // 5: each parsed plan's aboutness with the step's values, and their mean per step; NULL in steps finalized
+  // before, and in the values of requests counted before (their step's mean is a gap, not a partial mean).
+  `ALTER TABLE history ADD COLUMN aboutness REAL;
+   ALTER TABLE step_values ADD COLUMN aboutness BLOB;`,
 ];
 
 // The first 16 bytes of every SQLite 3 database file.
@@ -185,9 +189,11 @@ export class SqliteRunStore implements RunStore {
          ON CONFLICT(run_id) DO UPDATE SET ${OPEN_STEP_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}`,
       ),
       deleteOpen: db.prepare<[string]>('DELETE FROM open_steps WHERE run_id = ?'),
-      addValues: db.prepare('INSERT INTO step_values (run_id, step, struct, pers, ped, diversity) VALUES (@run_id, @step, @struct, @pers, @ped, @diversity)'),
-      values: db.prepare<[string, number], { struct: Buffer; pers: Buffer; ped: Buffer; diversity: Buffer }>(
-        'SELECT struct, pers, ped, diversity FROM step_values WHERE run_id = ? AND step = ? ORDER BY id',
+      addValues: db.prepare(
+        'INSERT INTO step_values (run_id, step, struct, pers, ped, diversity, aboutness) VALUES (@run_id, @step, @struct, @pers, @ped, @diversity, @aboutness)',
+      ),
+      values: db.prepare<[string, number], { struct: Buffer; pers: Buffer; ped: Buffer; diversity: Buffer; aboutness: Buffer | null }>(
+        'SELECT struct, pers, ped, diversity, aboutness FROM step_values WHERE run_id = ? AND step = ? ORDER BY id',
       ),
       deleteValues: db.prepare<[string]>('DELETE FROM step_values WHERE run_id = ?'),
       insertHistory: db.prepare(
@@ -357,7 +363,7 @@ export class SqliteRunStore implements RunStore {
       saveRun: async (run) => void s.upsertRun.run(runColumns(run)),
       openStep: async () => this.readOpenStep(id),
       saveOpenStep: async (open) => void s.upsertOpen.run({ run_id: id, ...openStepColumns(open) }),
-      addValues: async (step, raws, diversities) => void s.addValues.run({ run_id: id, step, ...valueColumns(raws, diversities) }),
+      addValues: async (step, raws, diversities, aboutness) => void s.addValues.run({ run_id: id, step, ...valueColumns(raws, diversities, aboutness) }),
       values: async (step) => stepValues(s.values.all(id, step)),
       finalizeStep: async (run: RunRecord, row: HistoryRow) => {
         s.insertHistory.run({ run_id: id, ...historyColumns(row) });

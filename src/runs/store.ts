@@ -35,8 +35,12 @@ export interface OpenStep {
   gaming: Record<string, number> | null;
 }
 
-/** A step's raw values: each plan's axis values, and each group's diversity (summed in a fixed order at finalizing). */
-export type StepValues = Record<keyof AxisVector | 'diversity', number[]>;
+/**
+ * A step's raw values: each plan's axis values, each group's diversity, and each parsed plan's aboutness
+ * (summed in a fixed order at finalizing). `aboutness` is null when some request of the step left it
+ * unrecorded (counted before the service recorded it): its mean is then a gap, not a partial mean.
+ */
+export type StepValues = Record<keyof AxisVector | 'diversity', number[]> & { aboutness: number[] | null };
 
 /** What a counted request needs to be answered again byte for byte: its step's weights and options. */
 export interface Receipt {
@@ -56,8 +60,8 @@ export interface RunTx {
   saveRun(run: RunRecord): Promise<void>;
   openStep(): Promise<OpenStep | null>;
   saveOpenStep(open: OpenStep): Promise<void>;
-  /** One request's plans: their raw axis values, in the order given. */
-  addValues(step: number, raws: readonly AxisVector[], diversities: readonly number[]): Promise<void>;
+  /** One request's plans: their raw axis values, in the order given; `aboutness` null when not known. */
+  addValues(step: number, raws: readonly AxisVector[], diversities: readonly number[], aboutness: readonly number[] | null): Promise<void>;
   values(step: number): Promise<StepValues>;
   /** Records a finalized step and the run after it, and drops the open step and its values. */
   finalizeStep(run: RunRecord, row: HistoryRow): Promise<void>;
@@ -164,17 +168,23 @@ function unpackValues(b: Uint8Array, into: number[]): void {
   for (let i = 0; i < buf.length; i += 8) into.push(buf.readDoubleLE(i));
 }
 
-export const valueColumns = (raws: readonly AxisVector[], diversities: readonly number[]) => ({
+export const valueColumns = (raws: readonly AxisVector[], diversities: readonly number[], aboutness: readonly number[] | null) => ({
   struct: packValues(raws.map((r) => r.struct)),
   pers: packValues(raws.map((r) => r.pers)),
   ped: packValues(raws.map((r) => r.ped)),
   diversity: packValues(diversities),
+  // NULL, as in the rows written before the column existed: unknown.
+  aboutness: aboutness === null ? null : packValues(aboutness),
 });
 
 /** Every request's packed values of a step, unpacked into one list per column. */
-export function stepValues(rows: Iterable<Record<keyof StepValues, Uint8Array>>): StepValues {
-  const out: StepValues = { struct: [], pers: [], ped: [], diversity: [] };
-  for (const r of rows) for (const k of [...SOFT_AXES, 'diversity'] as const) unpackValues(r[k], out[k]);
+export function stepValues(rows: Iterable<Record<Exclude<keyof StepValues, 'aboutness'>, Uint8Array> & { aboutness: Uint8Array | null }>): StepValues {
+  const out: StepValues = { struct: [], pers: [], ped: [], diversity: [], aboutness: [] };
+  for (const r of rows) {
+    for (const k of [...SOFT_AXES, 'diversity'] as const) unpackValues(r[k], out[k]);
+    if (r.aboutness === null) out.aboutness = null;
+    else if (out.aboutness !== null) unpackValues(r.aboutness, out.aboutness);
+  }
   return out;
 }
 
@@ -208,13 +218,14 @@ export const HISTORY_COLUMNS = [
   'diversity',
   'flagged',
   'gaming',
+  'aboutness',
 ] as const;
 export type HistoryColumns = {
   [K in (typeof HISTORY_COLUMNS)[number]]: K extends 'finalized_at'
     ? string
     : K extends 'gate_reasons' | 'gaming'
       ? string | null
-      : K extends 'diversity' | 'flagged'
+      : K extends 'diversity' | 'flagged' | 'aboutness'
         ? number | null
         : number;
 };
@@ -244,6 +255,7 @@ export function historyColumns(row: HistoryRow): HistoryColumns {
     diversity: row.diversity,
     flagged: row.flagged,
     gaming: row.gaming === null ? null : JSON.stringify(row.gaming),
+    aboutness: row.aboutness,
   };
 }
 
@@ -265,6 +277,7 @@ export function historyRow(r: HistoryColumns): HistoryRow {
     diversity: r.diversity,
     flagged: r.flagged,
     gaming: r.gaming === null ? null : (JSON.parse(r.gaming) as Record<string, number>),
+    aboutness: r.aboutness,
   };
 }
 

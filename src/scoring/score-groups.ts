@@ -40,6 +40,9 @@ export function resolveOptions(o: ScorePlanRequest['options'], defaults: Scoring
   };
 }
 
+/** The upper bounds of the aboutness histogram (tutor_plan_aboutness): aboutness lies in [0, 1]. */
+export const ABOUTNESS_BUCKETS = [0, 0.25, 0.5, 0.75, 0.9, 1] as const;
+
 export interface ScoreSummary {
   groups: number;
   plans: number;
@@ -49,6 +52,11 @@ export interface ScoreSummary {
   /** Plans with at least one gaming signal, and plans per signal (a plan with two counts in both). */
   flagged: number;
   gaming: Partial<Record<GamingSignalCode, number>>;
+  /**
+   * The aboutness of the plans that have one, as counts (a few numbers, whatever the plans): how many, their
+   * sum, and how many at or below each of ABOUTNESS_BUCKETS.
+   */
+  aboutness: { count: number; sum: number; buckets: number[] };
   mean_raw: AxisVector;
   /** The run the plans were counted in, once they were. */
   run?: { id: string; step: number; status: z.infer<typeof RunStepInfoSchema>['status']; weights: AxisVector; ema: AxisVector | null };
@@ -56,8 +64,15 @@ export interface ScoreSummary {
 
 /** What a request's judged plans come to, for its log line and the metrics. */
 export function summaryOf(plans: readonly Judged[], groups: number): ScoreSummary {
-  const { raws, gated, gateReasons, flagged, gaming } = tallyOf(plans, []);
-  return { groups, plans: plans.length, gated, gate_reasons: gateReasons, flagged, gaming, mean_raw: meanVector(raws) };
+  const { raws, gated, gateReasons, flagged, gaming, aboutness } = tallyOf(plans, []);
+  return { groups, plans: plans.length, gated, gate_reasons: gateReasons, flagged, gaming, aboutness: aboutnessCounts(aboutness), mean_raw: meanVector(raws) };
+}
+
+/** Aboutness values as ScoreSummary keeps them. */
+function aboutnessCounts(values: readonly number[]): ScoreSummary['aboutness'] {
+  let sum = 0;
+  for (const x of values) sum += x;
+  return { count: values.length, sum, buckets: ABOUTNESS_BUCKETS.map((le) => values.filter((x) => x <= le).length) };
 }
 
 /** What composition needs of a judged plan; the rest of its evaluation is passed through as `detail`. */
@@ -66,9 +81,17 @@ export interface Judged {
   raw: AxisVector;
   /** The gaming signals the plan raised (codes only; the evidence is in its detail). */
   gaming_flags: GamingSignalCode[];
+  /** G, how far the plan as a whole is about its question (gaming.guarded.about); null without (not parsed, no guarded credit). */
+  aboutness: number | null;
 }
 
-export interface EvaluatedGroup<E extends Judged = PlanEvaluation> {
+/** A plan's evaluation with its aboutness beside it, as evaluateGroup gives it. */
+export type Evaluated = PlanEvaluation & Pick<Judged, 'aboutness'>;
+
+/** The evaluation with its aboutness read out of its gaming detail. */
+export const withAboutness = (e: PlanEvaluation): Evaluated => ({ ...e, aboutness: e.gaming?.guarded?.about ?? null });
+
+export interface EvaluatedGroup<E extends Judged = Evaluated> {
   id: string | null;
   signals: ProfileSignal[];
   plans: E[];
@@ -94,13 +117,18 @@ export interface Tally {
   /** Plans that raised any gaming signal, and plans per signal (a plan with two counts in both). */
   flagged: number;
   gaming: Partial<Record<GamingSignalCode, number>>;
+  /**
+   * The aboutness of each plan that has one, in plan order. Absent (a tally made by hand): not known, and
+   * the step's mean aboutness is then a gap.
+   */
+  aboutness?: number[];
 }
 
 /**
  * What a request's plans bring to their step, whatever the weights: raw axis values, how many were gated
  * and for which reasons, and the diversity of each group that has one.
  */
-export function tallyOf(plans: readonly Judged[], groups: readonly { diversity: number | null }[]): Tally {
+export function tallyOf(plans: readonly Judged[], groups: readonly { diversity: number | null }[]): Required<Tally> {
   const gateReasons: Tally['gateReasons'] = {};
   for (const p of plans) for (const r of p.gate.reasons) gateReasons[r] = (gateReasons[r] ?? 0) + 1;
   const gaming: Tally['gaming'] = {};
@@ -112,13 +140,14 @@ export function tallyOf(plans: readonly Judged[], groups: readonly { diversity: 
     diversities: groups.flatMap((g) => (g.diversity === null ? [] : [g.diversity])),
     flagged: plans.filter((p) => p.gaming_flags.length > 0).length,
     gaming,
+    aboutness: plans.flatMap((p) => (p.aboutness === null ? [] : [p.aboutness])),
   };
 }
 
 /** The weight-independent half of scoring for one group: every plan judged on its own. The costly part. */
 export function evaluateGroup(group: ScorePlanRequest['groups'][number], palette: ResolvedPalette, limits: PlanLimits, gate: GateOptions): EvaluatedGroup {
   const context = groupContext(group.query, group.profile, group.reference);
-  const plans = group.completions.map((c) => evaluatePlan(c, context, palette, limits, gate));
+  const plans = group.completions.map((c) => withAboutness(evaluatePlan(c, context, palette, limits, gate)));
   return { id: group.id ?? null, signals: context.signals, plans, diversity: groupDiversity(plans.flatMap((e) => (e.plan ? [e.plan] : []))) };
 }
 
@@ -128,7 +157,7 @@ export function evaluateGroups(groups: ScorePlanRequest['groups'], palette: Reso
 }
 
 /** What composition needs of a plan's evaluation, without the rest of it. */
-export const judgedOf = (e: Judged): Judged => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags });
+export const judgedOf = (e: Judged): Judged => ({ gate: e.gate, raw: e.raw, gaming_flags: e.gaming_flags, aboutness: e.aboutness });
 
 /** The fields of an evaluation that a response carries after the composed ones. */
 export const planDetail = (e: PlanEvaluation) => ({
@@ -176,6 +205,7 @@ export function composeEvaluatedGroup<E extends Judged, D extends object>(
       raw: e.raw,
       z: composed.members[i]!.z,
       gaming_flags: e.gaming_flags,
+      aboutness: e.aboutness,
       ...detail(e),
     })),
   };

@@ -2,8 +2,8 @@ import type { Profile } from '../contracts/profile.js';
 import { absoluteScore, weightedSum, type AxisVector } from '../grpo/compose.js';
 import { DEFAULT_RESOLVED } from '../plan/palette.js';
 import type { PlanLimits } from '../plan/parse.js';
-import { evaluatePlan, groupContext, type GateOptions, type GroupContext, type PlanEvaluation } from './evaluate-plan.js';
-import type { Judged } from './score-groups.js';
+import { evaluatePlan, groupContext, type GateOptions, type GroupContext } from './evaluate-plan.js';
+import { withAboutness, type Evaluated, type Judged } from './score-groups.js';
 
 /** One sample as it is judged: the completion, the learner's profile and, when known, the query it answers. */
 export interface Sample {
@@ -13,7 +13,7 @@ export interface Sample {
 }
 
 /** Each sample judged alone, its profile's signals computed once per distinct profile. The costly half. */
-export function evaluateSamples(samples: readonly Sample[], limits: PlanLimits, gate: GateOptions): PlanEvaluation[] {
+export function evaluateSamples(samples: readonly Sample[], limits: PlanLimits, gate: GateOptions): Evaluated[] {
   const contexts = new Map<string, GroupContext>();
   return samples.map(({ completion, profile, query }) => {
     const key = JSON.stringify([query, profile]);
@@ -22,7 +22,7 @@ export function evaluateSamples(samples: readonly Sample[], limits: PlanLimits, 
       context = groupContext(query, profile);
       contexts.set(key, context);
     }
-    return evaluatePlan(completion, context, DEFAULT_RESOLVED, limits, gate);
+    return withAboutness(evaluatePlan(completion, context, DEFAULT_RESOLVED, limits, gate));
   });
 }
 

@@ -3,7 +3,7 @@ import { absoluteScore, INITIAL_WEIGHTS } from '../grpo/compose.js';
 import { resolvePalette } from '../plan/palette.js';
 import type { PlanLimits } from '../plan/parse.js';
 import { evaluatePlan, groupContext } from './evaluate-plan.js';
-import type { ScoringDefaults } from './score-groups.js';
+import { withAboutness, type ScoringDefaults } from './score-groups.js';
 import { VERSIONS } from './versions.js';
 
 /** One plan on its own: the checks and raw rewards of /score-plan without the group-relative terms. */
@@ -15,7 +15,7 @@ export function validateOne(req: ValidatePlanRequest, limits: PlanLimits, defaul
     lambda_hard: req.options?.lambda_hard ?? defaults.lambda_hard,
     reward_profile: req.options?.reward_profile ?? defaults.reward_profile,
   };
-  const e = evaluatePlan(req.plan, context, palette, limits, gateOptions);
+  const e = withAboutness(evaluatePlan(req.plan, context, palette, limits, gateOptions));
   return {
     parsed: e.parsed,
     plan: e.plan,
@@ -25,6 +25,7 @@ export function validateOne(req: ValidatePlanRequest, limits: PlanLimits, defaul
     components: e.components,
     gaming: e.gaming,
     gaming_flags: e.gaming_flags,
+    aboutness: e.aboutness,
     violations: e.violations,
     normalizations: e.normalizations,
     topology: e.topology,

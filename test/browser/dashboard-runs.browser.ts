@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 // `npm run test:browser`: the dashboard's runs pages in a real headless Chromium (Debian's /usr/bin/chromium).
-// A run is scored through the API for 64 finalized steps; the runs list shows it; its page draws the six
+// A run is scored through the API for 64 finalized steps; the runs list shows it; its page draws the seven
 // charts over every step, follows the run live (a new step appears without a reload), stops polling in a
 // hidden tab, downloads the CSV; with API keys the pages ask for a key and work once a read key is entered.
 // SCREENSHOT_DIR=dir saves dashboard-runs.png and dashboard-run.png (1400×900, the run page in full).
@@ -87,8 +87,9 @@ async function assets(page: Page, base: string): Promise<{ files: number; bytes:
 t.test('runs list and run page follow a run live', async (t) => {
   const { base, browser } = await serviceAndBrowser(t);
 
-  // Refreshes every 10 steps from step 10, so the weights chart has markers to explain.
-  await call(base, 'PUT', `/runs/${RUN}`, { t_warm: 10, t_refresh: 10, eta_w: 2 });
+  // Refreshes every 10 steps from step 10, so the weights chart has markers to explain; the guarded profile,
+  // whose credit every plan's aboutness comes from.
+  await call(base, 'PUT', `/runs/${RUN}`, { t_warm: 10, t_refresh: 10, eta_w: 2, reward_profile: 'guarded' });
   await call(base, 'PUT', '/runs/grpo-baseline', {});
   let started = performance.now();
   for (let step = 0; step <= STEPS; step++) await score(base, RUN, step);
@@ -133,9 +134,9 @@ t.test('runs list and run page follow a run live', async (t) => {
   const runAssets = await assets(page, base);
   t.comment(`run page assets: ${runAssets.files} files, ${runAssets.bytes} bytes`);
   const figures = page.locator('#charts figure');
-  t.equal(await figures.count(), 6, 'six charts');
-  t.equal(await page.locator('#charts figure canvas').count(), 6, 'each a canvas');
-  t.same(await points(page), Array(6).fill(String(STEPS)), 'every chart has one x point per step');
+  t.equal(await figures.count(), 7, 'seven charts');
+  t.equal(await page.locator('#charts figure canvas').count(), 7, 'each a canvas');
+  t.same(await points(page), Array(7).fill(String(STEPS)), 'every chart has one x point per step');
   t.equal(await page.locator('#chart-gaming').getAttribute('data-points'), String(STEPS), 'the gaming signals chart too');
   // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text, not the DOM property
   const legend = await page.locator('#chart-reward .u-legend').innerText();
@@ -183,6 +184,38 @@ t.test('runs list and run page follow a run live', async (t) => {
     last.map((r) => `${((100 * r.flagged) / r.plans).toFixed(1)} %`),
     'the latest steps table has the share of plans flagged',
   );
+  // Aboutness: its mean per step drawn beside the gaming signals, on a 0–1 axis, and in the table.
+  const abouts = ((await call(base, 'GET', `/runs/${RUN}/history?limit=${STEPS}`)) as { rows: { aboutness: number | null }[] }).rows.map((r) => r.aboutness);
+  t.ok(
+    abouts.every((a) => a !== null && a >= 0 && a <= 1),
+    'every step has a mean aboutness in [0, 1]',
+  );
+  t.ok(
+    abouts.some((a) => a! > 0),
+    'and some above 0',
+  );
+  t.equal(await page.locator('#chart-aboutness').getAttribute('data-points'), String(STEPS), 'the aboutness chart has every step');
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text, not the DOM property
+  t.match(await page.locator('#chart-aboutness .u-legend').innerText(), 'aboutness (mean of parsed plans)', 'its legend names the series');
+  // The series is drawn: its colour (#00798c) is on the plot's canvas, and on no other chart's.
+  const seriesPixels = (chart: string) =>
+    page.locator(`#${chart} canvas`).evaluate((c: HTMLCanvasElement) => {
+      const { data } = c.getContext('2d')!.getImageData(0, 0, c.width, c.height);
+      let n = 0;
+      for (let i = 0; i < data.length; i += 4) if (data[i] === 0x00 && data[i + 1] === 0x79 && data[i + 2] === 0x8c && data[i + 3] === 255) n++;
+      return n;
+    });
+  const drawn = await seriesPixels('chart-aboutness');
+  t.ok(drawn > STEPS, `the aboutness line is drawn: ${drawn} pixels of its colour`);
+  t.equal(await seriesPixels('chart-gaming'), 0, 'a colour of its own');
+  t.same(
+    await page.locator('#steps tr').evaluateAll((trs) => trs.slice(1, 3).map((tr) => tr.children[5]?.textContent)),
+    abouts
+      .slice(-2)
+      .reverse()
+      .map((a) => a!.toFixed(3)),
+    'the latest steps table has the mean aboutness',
+  );
   const refreshRows = await page.locator('#refreshes tr').count();
   t.equal(refreshRows, 1 + 6, 'six refreshes (after steps 10, 20, … 60), each with its lagging axis');
   t.match(await page.locator('#refreshes tr').nth(1).textContent(), /^60.*(struct|pers|ped) \d\.\d{3} vs ρ 0\.40/);
@@ -207,7 +240,7 @@ t.test('runs list and run page follow a run live', async (t) => {
   const lag = Math.round(performance.now() - started);
   t.ok(lag < 3000, `the new step is drawn ${lag} ms after it was finalized`);
   t.equal(await page.evaluate('window.marker'), true, 'without a reload');
-  t.same(await points(page), Array(6).fill(String(STEPS + 1)));
+  t.same(await points(page), Array(7).fill(String(STEPS + 1)));
   t.equal(await page.locator('#steps tr').nth(1).locator('td').first().textContent(), String(STEPS), 'the latest steps table starts with the new step');
   t.ok(
     requests.some((r) => r.startsWith(`/runs/${RUN}/history?offset=${STEPS - 5}&`)),

@@ -42,7 +42,7 @@ t.test('/metrics: requests by route and status, the pool, models, and per run pl
   t.notMatch(after, /run="m1"/, 'a deleted run leaves no series behind');
 });
 
-t.test('/metrics: plans per run and gaming signal, as the responses flagged them', async (t) => {
+t.test('/metrics: plans per run and gaming signal, as the responses flagged them, and the histogram of their aboutness', async (t) => {
   const app = await testApp({ WORKERS: 1 });
   t.teardown(() => app.close());
   // The example plan beside the same step said twelve times by one agent, in two requests.
@@ -50,17 +50,36 @@ t.test('/metrics: plans per run and gaming signal, as the responses flagged them
     ...EXAMPLE_PLAN,
     steps: Array.from({ length: 12 }, (_, i) => ({ ...EXAMPLE_PLAN.steps[2]!, id: `r${i}`, depends_on: i === 0 ? [] : [`r${i - 1}`] })),
   };
+  // Under the guarded profile, whose credit every plan's aboutness comes from.
+  await app.inject({ method: 'PUT', url: '/runs/g1', payload: { reward_profile: 'guarded' } });
   const flags: Record<string, number> = {};
+  const abouts: number[] = [];
   for (let step = 0; step < 2; step++) {
-    const group = { query: EXAMPLE_QUERY, profile: EXAMPLE_PROFILE, completions: [EXAMPLE_PLAN, repeated] };
-    const res = (await app.inject({ method: 'POST', url: '/score-plan', payload: { run_id: 'g1', step, groups: [group] } })).json<ScorePlanResponse>();
+    const group = { query: EXAMPLE_QUERY, profile: EXAMPLE_PROFILE, completions: [EXAMPLE_PLAN, repeated, 'not a plan'] };
+    // The trainers' detail: the aboutness is there too.
+    const options = { detail: step === 0 ? 'full' : 'rewards' };
+    const res = (await app.inject({ method: 'POST', url: '/score-plan', payload: { run_id: 'g1', step, groups: [group], options } })).json<ScorePlanResponse>();
     for (const code of res.groups[0]!.plans.flatMap((p) => p.gaming_flags)) flags[code] = (flags[code] ?? 0) + 1;
+    const plans = res.groups[0]!.plans;
+    t.equal(plans[2]!.aboutness, null, 'an unparsed plan has no aboutness');
+    for (const p of plans.slice(0, 2)) abouts.push(p.aboutness!);
   }
   t.ok(Object.keys(flags).length > 0, `the repeated-step plan raised signals: ${JSON.stringify(flags)}`);
   const series = (signal: string) => `tutor_plans_flagged_total{run="g1",signal="${signal}"}`;
   const m = (await app.inject({ method: 'GET', url: '/metrics' })).body;
   const counted = Object.fromEntries(GAMING_SIGNAL_CODES.filter((s) => m.includes(series(s))).map((s) => [s, value(m, series(s))]));
   t.same(counted, flags, 'a series for each signal raised, counting the plans that raised it');
+  t.ok(
+    abouts.every((a) => a >= 0 && a <= 1),
+    `aboutness in [0, 1]: ${abouts.join(', ')}`,
+  );
+  t.equal(value(m, 'tutor_plan_aboutness_count{run="g1"}'), 4, 'the parsed plans only');
+  t.ok(Math.abs(value(m, 'tutor_plan_aboutness_sum{run="g1"}') - abouts.reduce((a, b) => a + b, 0)) < 1e-12, 'their sum');
+  for (const le of [0, 0.25, 0.5, 0.75, 0.9, 1]) {
+    t.equal(value(m, `tutor_plan_aboutness_bucket{le="${le}",run="g1"}`), abouts.filter((a) => a <= le).length, `bucket le=${le}`);
+  }
+  t.equal(value(m, 'tutor_plan_aboutness_bucket{le="+Inf",run="g1"}'), 4);
+  t.match(m, /# TYPE tutor_plan_aboutness histogram/);
   t.equal((await app.inject({ method: 'DELETE', url: '/runs/g1' })).statusCode, 204);
   t.notMatch((await app.inject({ method: 'GET', url: '/metrics' })).body, /run="g1"/, 'a deleted run leaves no series behind');
 });

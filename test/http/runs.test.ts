@@ -1,7 +1,8 @@
 import t from 'tap';
 import { asCompletion, BENCH_PROFILES, realisticPlan } from '../../bench/realistic-plans.js';
 import { mulberry32 } from '../../src/common/rng.js';
-import type { RunView } from '../../src/contracts/runs.js';
+import { orderIndependentMean } from '../../src/grpo/stats.js';
+import type { HistoryRow, RunView } from '../../src/contracts/runs.js';
 import type { ScorePlanResponse } from '../../src/contracts/score-plan.js';
 import { testApp } from '../support/app.js';
 
@@ -79,7 +80,10 @@ t.test('a scoring request reports its step; history in JSON and CSV', async (t) 
   const csv = await inject('GET', '/runs/h/history?format=csv');
   t.match(csv.headers['content-type'], /text\/csv/);
   const [header, row] = csv.body.trim().split('\n');
-  t.match(header, /^step,plans,gated,gated_fraction,requests,late_plans,mean_struct,mean_pers,mean_ped,w_struct.*,gate_reasons,diversity,flagged,gaming$/);
+  t.match(
+    header,
+    /^step,plans,gated,gated_fraction,requests,late_plans,mean_struct,mean_pers,mean_ped,w_struct.*,gate_reasons,diversity,flagged,gaming,aboutness$/,
+  );
   const cells = Object.fromEntries(header!.split(',').map((h, i) => [h, row!.split(',')[i]]));
   const step0 = second.run!.finalized[0]!;
   t.equal(
@@ -90,6 +94,7 @@ t.test('a scoring request reports its step; history in JSON and CSV', async (t) 
   );
   t.equal(Number(cells.diversity), step0.diversity);
   t.equal(Number(cells.flagged), step0.flagged);
+  t.equal(cells.aboutness, step0.aboutness === null ? '' : String(step0.aboutness), 'the mean aboutness, empty for null');
   t.equal(
     cells.gaming,
     Object.entries(step0.gaming!)
@@ -184,7 +189,7 @@ t.test('a finalized step records its gate reasons and the mean diversity of its 
   t.equal(history.rows[0]!.diversity, (0 + 1) / 2, 'the mean over the two groups with a pair');
 });
 
-t.test('a finalized step records how many of its plans raised each gaming signal, as its responses flagged them', async (t) => {
+t.test('a finalized step records how many of its plans raised each gaming signal, and their mean aboutness, as its responses gave them', async (t) => {
   const { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY } = await import('../../src/contracts/examples.js');
   // One step said twelve times by one agent: a plan built for the soft rewards, not for the learner.
   const repeated = {
@@ -192,17 +197,30 @@ t.test('a finalized step records how many of its plans raised each gaming signal
     steps: Array.from({ length: 12 }, (_, i) => ({ ...EXAMPLE_PLAN.steps[2]!, id: `r${i}`, depends_on: i === 0 ? [] : [`r${i - 1}`] })),
   };
   const group = { query: EXAMPLE_QUERY, profile: EXAMPLE_PROFILE, completions: [EXAMPLE_PLAN, repeated, repeated, 'not a plan'] };
+  // Under the guarded profile, whose credit every plan's aboutness comes from.
+  await inject('PUT', '/runs/gaming', { reward_profile: 'guarded' });
   const expected = { flagged: 0, gaming: {} as Record<string, number> };
+  const abouts: number[] = [];
   for (const options of [undefined, { detail: 'rewards' }]) {
     const res = (await inject('POST', '/score-plan', { run_id: 'gaming', step: 0, groups: [group], options })).json<ScorePlanResponse>();
     for (const plan of res.groups[0]!.plans) {
       if (plan.gaming_flags.length > 0) expected.flagged++;
       for (const code of plan.gaming_flags) expected.gaming[code] = (expected.gaming[code] ?? 0) + 1;
+      if (plan.aboutness !== null) abouts.push(plan.aboutness);
     }
   }
+  t.equal(abouts.length, 6, 'an aboutness for each parsed plan, in both detail levels');
   t.ok(expected.flagged >= 4, `the repeated-step plans raised signals in both detail levels: ${JSON.stringify(expected)}`);
-  const { finalized } = (await inject('POST', '/runs/gaming/finalize')).json<{ finalized: { flagged: number; gaming: Record<string, number> } }>();
+  const { finalized } = (await inject('POST', '/runs/gaming/finalize')).json<{ finalized: HistoryRow }>();
   t.same({ flagged: finalized.flagged, gaming: finalized.gaming }, expected);
-  const history = (await inject('GET', '/runs/gaming/history')).json<{ rows: Array<{ flagged: number; gaming: Record<string, number> }> }>();
-  t.same([history.rows[0]!.flagged, history.rows[0]!.gaming], [expected.flagged, expected.gaming], 'kept in the history');
+  t.equal(finalized.aboutness, orderIndependentMean(abouts), 'the mean over the parsed plans');
+  const history = (await inject('GET', '/runs/gaming/history')).json<{ rows: HistoryRow[] }>();
+  t.same(
+    [history.rows[0]!.flagged, history.rows[0]!.gaming, history.rows[0]!.aboutness],
+    [expected.flagged, expected.gaming, finalized.aboutness],
+    'kept in the history',
+  );
+  const unparsed = { ...group, completions: ['not a plan'] };
+  t.equal((await inject('POST', '/score-plan', { run_id: 'gaming', step: 1, groups: [unparsed] })).statusCode, 200);
+  t.equal((await inject('POST', '/runs/gaming/finalize')).json<{ finalized: HistoryRow }>().finalized.aboutness, null, 'no parsed plan: null');
 });

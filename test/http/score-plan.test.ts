@@ -167,16 +167,22 @@ t.test('options.detail = "rewards": the same numbers, gates and raw values, with
   const c = compact.json<ScorePlanResponse>();
   t.same(
     c.groups[0]!.plans,
-    f.groups[0]!.plans.map(({ index, reward, advantage, score, z, gaming_flags, gate, raw }) => ({
+    f.groups[0]!.plans.map(({ index, reward, advantage, score, z, gaming_flags, aboutness, gate, raw }) => ({
       index,
       reward,
       advantage,
       score,
       z,
       gaming_flags,
+      aboutness,
       gate,
       raw,
     })),
+  );
+  t.same(
+    f.groups[0]!.plans.map((p) => p.aboutness),
+    f.groups[0]!.plans.map((p) => p.gaming?.guarded?.about ?? null),
+    "each plan's aboutness is its gaming.guarded.about, null when it has none",
   );
   t.same({ ...c, groups: [] }, { ...f, groups: [] }, 'weights, options, palette, versions, run as in full');
   t.ok(compact.body.length * 3 < full.body.length, `${compact.body.length} bytes against ${full.body.length}`);
@@ -479,15 +485,20 @@ t.test('reward_profile guarded: a keyword list ranks below the real plan, with i
   t.ok(paper.groups[0]!.plans[1]!.score > paper.groups[0]!.plans[0]!.score, 'the paper reward overpays the keyword list');
   t.ok(gamed!.reward < real!.reward && gamed!.score < real!.score, 'guarded ranks it below the real plan');
   t.same(real!.gaming_flags, []);
-  t.same(gamed!.gaming_flags, ['bare_keywords', 'keyword_stuffing', 'off_topic', 'cue_only_phase', 'degenerate_structure']);
+  t.ok(gamed!.gaming_flags.includes('degenerate_structure') && gamed!.gaming_flags.includes('keyword_stuffing'), `signals ${gamed!.gaming_flags}`);
   t.same(paper.groups[0]!.plans[1]!.gaming_flags, gamed!.gaming_flags, 'the same signals in both profiles');
   const signal = gamed!.gaming!.signals.find((s) => s.code === 'degenerate_structure')!;
-  t.match(signal.message, /one agent \("a"\) runs all 4 steps; none of the 4 steps depends on another/);
-  t.equal(gamed!.gaming!.guarded.multiplier, 0.5 ** 5);
-  t.same(gamed!.raw, gamed!.gaming!.guarded.raw, 'guarded raw values are the guarded credit');
-  t.same(paper.groups[0]!.plans[1]!.gaming!.guarded, gamed!.gaming!.guarded, 'the paper response says what guarded would pay');
+  t.match(signal.message, /none of the 4 steps depends on another/);
+  const credit = gamed!.gaming!.guarded!;
+  t.equal(credit.multiplier, credit.about * 0.5 ** gamed!.gaming_flags.length, 'm = G · (1 − π)^signals');
+  t.ok(credit.about < 0.5, `the keyword list is not about the question: G ${credit.about}`);
+  t.same(gamed!.raw, credit.raw, 'guarded raw values are the guarded credit');
+  t.equal(paper.groups[0]!.plans[1]!.gaming!.guarded, null, 'paper does not take the meaning reading');
   const compact = await post({ ...group([keywordList]), options: { reward_profile: 'guarded', detail: 'rewards' } });
   t.same(compact.json<ScorePlanResponse>().groups[0]!.plans[0]!.gaming_flags, gamed!.gaming_flags);
+  t.equal(compact.json<ScorePlanResponse>().groups[0]!.plans[0]!.aboutness, gamed!.gaming!.guarded?.about, 'aboutness: G, in the compact answer too');
+  t.type(gamed!.aboutness, 'number');
+  t.equal(paper.groups[0]!.plans[1]!.aboutness, null, 'under paper, no aboutness');
 });
 
 t.test('reward_profile: a run scores with its own; an unknown profile is a 400 naming the field', async (t) => {

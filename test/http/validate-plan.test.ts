@@ -62,4 +62,12 @@ t.test('gaming signals: a plan about something else is off topic, the real plan 
   t.ok(withQuery.json<{ gaming_flags: string[] }>().gaming_flags.includes('off_topic'));
   const real = await post({ plan: EXAMPLE_PLAN, profile: EXAMPLE_PROFILE, query: EXAMPLE_QUERY });
   t.same(real.json<{ gaming_flags: string[] }>().gaming_flags, []);
+  // Aboutness beside the flags: G, as the guarded credit reads it.
+  const options = { reward_profile: 'guarded' };
+  const off = (await post({ plan: bread, profile: EXAMPLE_PROFILE, query: EXAMPLE_QUERY, options })).json<ValidatePlanResponse>();
+  const on = (await post({ plan: EXAMPLE_PLAN, profile: EXAMPLE_PROFILE, query: EXAMPLE_QUERY, options })).json<ValidatePlanResponse>();
+  t.equal(on.aboutness, on.gaming!.guarded?.about);
+  t.ok(on.aboutness! > off.aboutness!, `the real plan is more about the question: ${on.aboutness} against ${off.aboutness}`);
+  t.equal((await post({ plan: 'not a plan', options })).json<ValidatePlanResponse>().aboutness, null, 'null when the plan did not parse');
+  t.equal(real.json<ValidatePlanResponse>().aboutness, real.json<ValidatePlanResponse>().gaming!.guarded?.about ?? null, 'under paper, as gaming.guarded says');
 });

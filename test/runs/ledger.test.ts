@@ -107,6 +107,34 @@ for (const engine of ENGINES) {
       t.same((await reopened.ledger.finalize('gm')).finalized?.flagged, 0, 'a step without signals: zero, not null');
     });
 
+    t.test('aboutness: the mean over the parsed plans of every request of a step, counted once, bit-identical however split', async (t) => {
+      const { ledger, store, settings } = await fresh(engine);
+      // Two plans per request, the second unparsed when a request has one value only.
+      const parts = [[0.1, 0.7], [Math.PI / 10], [], [0.3, 1 / 3], [0.9], [0.25, 0.05]];
+      const count = (l: RunLedger, run: string, step: number, aboutness: number[], key?: string) =>
+        l.count(run, step, tally([v(1, 1, 1), v(0, 0, 0)], { aboutness }), JUDGED, key === undefined ? undefined : { key, fingerprint: key });
+      await count(ledger, 'ab', 0, parts[0]!, 'k0');
+      // Requests of one step at once: each is counted whole, under the run's lock.
+      await Promise.all(parts.slice(1, 4).map((a, i) => count(ledger, 'ab', 0, a, `k${i + 1}`)));
+      await store.close();
+      const reopened = await fresh(engine, settings);
+      t.teardown(() => reopened.store.close());
+      t.equal((await count(reopened.ledger, 'ab', 0, parts[0]!, 'k0')).kind, 'replay', 'a retry adds nothing');
+      for (const a of parts.slice(4)) await count(reopened.ledger, 'ab', 0, a);
+      const c = await count(reopened.ledger, 'ab', 1, []);
+      if (c.kind !== 'counted') throw new Error(c.kind);
+      const [row] = c.run.finalized;
+      t.equal(row!.plans, 12);
+      t.equal(row!.aboutness, orderIndependentMean(parts.flat()), 'the mean of the 9 values, summed in a fixed order');
+      // The same plans as one request, and split the other way round, in another run.
+      await count(reopened.ledger, 'whole', 0, parts.flat());
+      for (const a of parts.slice().reverse()) await count(reopened.ledger, 'reversed', 0, a);
+      for (const run of ['whole', 'reversed']) t.equal((await reopened.ledger.finalize(run)).finalized?.aboutness, row!.aboutness, `${run}: bit-identical`);
+      t.equal((await count(reopened.ledger, 'ab', 0, [0])).kind, 'counted');
+      t.same((await reopened.ledger.history('ab', 0, 1)).rows[0], { ...row, late_plans: 2 }, 'late plans leave the mean alone');
+      t.equal((await reopened.ledger.finalize('ab')).finalized?.aboutness, null, 'no plan parsed: null, not zero');
+    });
+
     t.test('every plan of a step uses the weights in force when the step began', async (t) => {
       const { ledger, store } = await fresh(engine);
       t.teardown(() => store.close());
@@ -204,7 +232,7 @@ for (const engine of ENGINES) {
             flagged: 0,
             gaming: {},
           });
-          await tx.addValues(5, [v(1, 1, 1)], []);
+          await tx.addValues(5, [v(1, 1, 1)], [], [0.5]);
           throw new Error('scoring failed');
         }),
         /scoring failed/,

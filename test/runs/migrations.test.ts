@@ -23,12 +23,12 @@ t.test('postgres: three replicas opening a fresh database at once migrate it exa
   const { rows } = await c.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
   t.same(
     rows.map((r) => r.version),
-    [1, 2, 3],
+    [1, 2, 3, 4],
   );
   t.equal(await stores[2]!.getRun('none'), null, 'every replica can read the schema');
 });
 
-t.test('postgres: steps finalized before gate reasons, diversity and gaming counts were kept read back as null, not zero', async (t) => {
+t.test('postgres: steps finalized before gate reasons, diversity, gaming counts and aboutness were kept read back as null, not zero', async (t) => {
   const url = await freshPostgresUrl();
   const c = new pg.Client({ connectionString: url });
   await c.connect();
@@ -36,16 +36,16 @@ t.test('postgres: steps finalized before gate reasons, diversity and gaming coun
   // The database as schema 1 left it, with one finalized step.
   const first = await PostgresRunStore.open(url);
   await first.close();
-  await c.query(`ALTER TABLE history DROP COLUMN gate_reasons, DROP COLUMN diversity, DROP COLUMN flagged, DROP COLUMN gaming;
+  await c.query(`ALTER TABLE history DROP COLUMN gate_reasons, DROP COLUMN diversity, DROP COLUMN flagged, DROP COLUMN gaming, DROP COLUMN aboutness;
     ALTER TABLE open_steps DROP COLUMN gate_reasons, DROP COLUMN flagged, DROP COLUMN gaming;
-    ALTER TABLE step_values DROP COLUMN diversity;
+    ALTER TABLE step_values DROP COLUMN diversity, DROP COLUMN aboutness;
     DELETE FROM schema_migrations WHERE version >= 2`);
   await c.query("INSERT INTO runs VALUES ('old', '{}', '{}', NULL, 0, 1, 'a', 'b')");
   await c.query("INSERT INTO history VALUES ('old', 0, 8, 2, 1, 0, 0.5, 0.5, 0.5, 0.3, 0.3, 0.4, 0.5, 0.5, 0.5, 0.3, 0.3, 0.4, 0, 'b')");
   const store = await PostgresRunStore.open(url);
   t.teardown(() => store.close());
   const { rows } = await store.history('old', 0, 10);
-  t.match(rows, [{ step: 0, gated: 2, gate_reasons: null, diversity: null, flagged: null, gaming: null }]);
+  t.match(rows, [{ step: 0, gated: 2, gate_reasons: null, diversity: null, flagged: null, gaming: null, aboutness: null }]);
 });
 
 t.test('sqlite: a schema-1 state file (runs and history only) is upgraded with its runs intact', async (t) => {
@@ -71,12 +71,12 @@ t.test('sqlite: a schema-1 state file (runs and history only) is upgraded with i
   t.equal(await store.openStep('kept'), null);
   t.match(
     (await store.history('kept', 0, 10)).rows,
-    [{ step: 3, gated: 2, gate_reasons: null, diversity: null, flagged: null, gaming: null }],
+    [{ step: 3, gated: 2, gate_reasons: null, diversity: null, flagged: null, gaming: null, aboutness: null }],
     'a gap, not a zero',
   );
   const check = new Database(join(dir, 'runs.sqlite'), { readonly: true });
   t.teardown(() => check.close());
-  t.equal(check.pragma('user_version', { simple: true }), 4);
+  t.equal(check.pragma('user_version', { simple: true }), 5);
   const tables = check
     .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
     .all()
@@ -87,8 +87,26 @@ t.test('sqlite: a schema-1 state file (runs and history only) is upgraded with i
   );
 });
 
-// Back to the schema before gaming counts: the columns of the last migration dropped, its version undone.
+// Back to the schema before aboutness: the columns of the last migration dropped, its version undone.
+async function beforeAboutness(engine: Engine, s: { STATE_DIR: string; STATE_URL?: string }): Promise<void> {
+  if (engine === 'postgres') {
+    const c = new pg.Client({ connectionString: s.STATE_URL });
+    await c.connect();
+    await c.query(`ALTER TABLE history DROP COLUMN aboutness;
+      ALTER TABLE step_values DROP COLUMN aboutness;
+      DELETE FROM schema_migrations WHERE version = 4`);
+    await c.end();
+    return;
+  }
+  const db = new Database(join(s.STATE_DIR, 'runs.sqlite'));
+  for (const table of ['history', 'step_values']) db.exec(`ALTER TABLE ${table} DROP COLUMN aboutness`);
+  db.pragma('user_version = 4');
+  db.close();
+}
+
+// Back to the schema before gaming counts: the columns of the last two migrations dropped, their versions undone.
 async function beforeGamingCounts(engine: Engine, s: { STATE_DIR: string; STATE_URL?: string }): Promise<void> {
+  await beforeAboutness(engine, s);
   if (engine === 'postgres') {
     const c = new pg.Client({ connectionString: s.STATE_URL });
     await c.connect();
@@ -133,6 +151,39 @@ for (const engine of ENGINES) {
       { step: 0, gate_reasons: { cycle: 1 }, flagged: null, gaming: null },
       { step: 1, plans: 2, gate_reasons: { cycle: 2 }, flagged: null, gaming: null },
       { step: 2, flagged: 1, gaming: { duplicate_steps: 1 } },
+    ]);
+  });
+
+  t.test(`${engine}: aboutness added to a kept state: null for steps finalized or begun before, the mean from the next step`, async (t) => {
+    const s = await stateSettings(engine);
+    const judged = { lambda_hard: DEFAULT_SCORING.lambda_hard, reward_profile: DEFAULT_SCORING.reward_profile };
+    const tally = (aboutness: number[]): Tally => ({
+      raws: [{ struct: 1, pers: 1, ped: 1 }],
+      gated: 0,
+      gateReasons: {},
+      diversities: [],
+      flagged: 0,
+      gaming: {},
+      aboutness,
+    });
+    const count = async (store: RunStore, step: number, aboutness: number[]) =>
+      new RunLedger(store, { ...judged, maxRuns: 10 }).count('kept', step, tally(aboutness), judged);
+    const old = await openStore(s);
+    await count(old, 0, [0.5]);
+    await count(old, 1, [0.5]); // finalizes step 0; step 1 stays open across the upgrade
+    await old.close();
+    await beforeAboutness(engine, s);
+
+    const store = await openStore(s);
+    t.teardown(() => store.close());
+    await count(store, 1, [0.25]);
+    await count(store, 2, [0.25]);
+    await count(store, 2, [0.75]);
+    await new RunLedger(store, { ...judged, maxRuns: 10 }).finalize('kept');
+    t.match((await store.history('kept', 0, 10)).rows, [
+      { step: 0, flagged: 0, aboutness: null },
+      { step: 1, plans: 2, flagged: 0, aboutness: null },
+      { step: 2, plans: 2, aboutness: 0.5 },
     ]);
   });
 }

@@ -46,6 +46,13 @@ t.test('POST /openrlhf/reward speaks the remote reward model protocol', async (t
     [true, false],
   );
   t.same(body.extra_logs.gated, [0, 1]);
+  const alone = await app.inject({ method: 'POST', url: '/validate-plan', payload: { plan: EXAMPLE_PLAN, query: prompt, profile: EXAMPLE_PROFILE } });
+  t.equal(
+    body.extra_logs.aboutness[0],
+    alone.json<{ aboutness: number | null }>().aboutness ?? 0,
+    "the plan's aboutness, as /validate-plan gives it (0 for none)",
+  );
+  t.equal(body.extra_logs.aboutness[1], 0, 'unparseable: 0, as on every axis');
   t.same(body.extra_logs.step, [0, 0]);
   const run = (await app.inject({ method: 'GET', url: '/runs/orl' })).json<RunView>();
   t.equal(run.last_finalized_step, 0, 'without samples_per_step, the request is its own step');
@@ -83,7 +90,7 @@ t.test('an empty request (what every remote_url but the first receives) is an em
   t.same(res.json(), {
     rewards: [],
     scores: [],
-    extra_logs: { struct: [], pers: [], ped: [], gated: [], flagged: [], step: [], counted: [], replayed: [], profile_ignored: [] },
+    extra_logs: { struct: [], pers: [], ped: [], gated: [], flagged: [], aboutness: [], step: [], counted: [], replayed: [], profile_ignored: [] },
   });
   t.equal((await app.inject({ method: 'GET', url: '/runs/second' })).statusCode, 404, 'no run was created');
 });

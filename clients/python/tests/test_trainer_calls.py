@@ -66,8 +66,10 @@ class VerlCallsTest(unittest.TestCase):
                             extra_info={"num_turns": 2, "rollout_reward_scores": {}})
         self.assertGreater(out["score"], 0)
         self.assertGreater(out["pers"], 0, "the datasets-style profile (numpy list, None field) was read")
-        self.assertEqual(set(out), {"score", "plan_score", "struct", "pers", "ped", "gated", "flagged", "counted", "failed"})
+        self.assertEqual(set(out), {"score", "plan_score", "struct", "pers", "ped", "gated", "flagged", "aboutness", "counted",
+                                    "failed"})
         self.assertIn(out["flagged"], (0, 1))
+        self.assertTrue(0 <= out["aboutness"] <= 1, out["aboutness"])
 
     def test_global_steps_from_the_rollout_keep_one_step_one_set_of_weights(self):
         compute_score = verl_load(VERL_FILE, "compute_score")
@@ -168,7 +170,7 @@ class TrlCallsTest(unittest.TestCase):
         self.assertEqual(len(rewards), 4)
         self.assertGreater(logged["personalplan_reward/pers"][0], 0, "the profile was used")
         self.assertEqual(logged["personalplan_reward/gated"], [0.0, 1.0, 1.0, 1.0])
-        columns = ("struct", "pers", "ped", "gated", "flagged", "failed")
+        columns = ("struct", "pers", "ped", "gated", "flagged", "aboutness", "failed")
         self.assertEqual(set(metrics), {f"personalplan_reward/{k}_mean" for k in columns}
                          | {f"personalplan_reward/gaming/{code}_mean" for code in GAMING_SIGNALS + (OTHER_SIGNAL,)})
         self.assertAlmostEqual(metrics["personalplan_reward/gated_mean"], 0.75)
@@ -184,6 +186,19 @@ class TrlCallsTest(unittest.TestCase):
             share = sum(code in f for f in flags) / 4
             self.assertAlmostEqual(metrics[f"personalplan_reward/gaming/{code}_mean"], share, msg=code)
         self.assertEqual(metrics["personalplan_reward/gaming/duplicate_steps_mean"], 0.5, "the two repeated-step plans")
+
+    def test_aboutness_logged_per_sample_and_its_batch_mean(self):
+        client = Client(URL, run_id=run_id())
+        client.configure_run(reward_profile="guarded")  # whose credit a plan's aboutness comes from
+        reward = PlanReward(client)
+        completions = [variant(0), repeated(), "not a plan", variant(1)]
+        _, logged, metrics = self.call(reward, ["Teach me pandas"] * 4, completions, profile=["python"] * 4)
+        about = [plan["aboutness"] for plan in reward.last_response["groups"][0]["plans"]]
+        self.assertIsNone(about[2], "the service has none for a plan that did not parse")
+        self.assertTrue(all(0 <= a <= 1 for a in about[:2] + about[3:]), about)
+        expected = [a if a is not None else 0.0 for a in about]
+        self.assertEqual(logged["personalplan_reward/aboutness"], expected, "0.0 for the unparsed plan, as its raw axes")
+        self.assertAlmostEqual(metrics["personalplan_reward/aboutness_mean"], sum(expected) / 4)
 
     def test_gaming_signal_codes_are_the_services(self):
         with urllib.request.urlopen(f"{URL}/docs/json") as res:

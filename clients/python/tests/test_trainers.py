@@ -119,6 +119,8 @@ class VerlTest(unittest.TestCase):
         self.assertEqual(bad["gated"], 1)
         gamed = compute_score("map-ppl", repeated(), "python")
         self.assertEqual(gamed["flagged"], 1, "the repeated-step plan raised a signal")
+        self.assertTrue(all(0 <= r["aboutness"] <= 1 for r in (good, bad, gamed)))
+        self.assertEqual(compute_score("map-ppl", "not a plan", "python")["aboutness"], 0, "0 when the plan did not parse")
 
     def test_batch_form_groups_by_prompt(self):
         sols = [variant(i) for i in range(8)]
@@ -133,6 +135,9 @@ class VerlTest(unittest.TestCase):
         self.assertTrue(all(r["flagged"] in (0, 1) for r in out))
         gamed = compute_score_batch(["map-ppl"] * 2, [variant(0), repeated()], ["python"] * 2, [{"index": 0}] * 2)
         self.assertEqual(gamed[1]["flagged"], 1, "the repeated-step plan raised a signal")
+        self.assertTrue(all(0 <= r["aboutness"] <= 1 for r in out + gamed))
+        mixed = compute_score_batch(["d"] * 2, [variant(0), "not a plan"], ["python"] * 2, [{"index": 0}] * 2)
+        self.assertEqual(mixed[1]["aboutness"], 0, "0 when the plan did not parse, as in the single form")
 
 
 def project_capped_simplex(v, lo, hi):

@@ -21,9 +21,11 @@ returns None for every sample of the call, which TRL turns into an advantage of 
 logs the same columns and metrics (NaN when there are no rewards): with several processes, TRL gathers
 them across ranks, and a rank that logged fewer would leave the others waiting for ever.
 
-Logged per call: each sample's raw axes, `gated` and `flagged` (1.0 when its plan raised a gaming signal)
-through log_extra, their batch means through log_metric, per gaming signal the share of the batch's plans
-that raised it (`{name}/gaming/{code}_mean`, codes newer than this client under `other`), and `failed_mean`
+Logged per call: each sample's raw axes, `gated`, `flagged` (1.0 when its plan raised a gaming signal) and
+`aboutness` (the plan's G, how far it is about its question and says something of its own about it, 0–1;
+0.0 when the service gives none: the plan did not parse, or the paper profile scored it) through
+log_extra, their batch means through log_metric, per gaming signal the share of the batch's plans that
+raised it (`{name}/gaming/{code}_mean`, codes newer than this client under `other`), and `failed_mean`
 (1.0 for a call that got no rewards).
 
 Resumed trainers: a step the run has already finalized is scored with its weights but not counted; the
@@ -46,7 +48,7 @@ GAMING_SIGNALS = ("bare_keywords", "keyword_stuffing", "duplicate_steps", "off_t
                   "degenerate_structure")
 # Every rank must log the same metric names: a code this client does not know is counted here.
 OTHER_SIGNAL = "other"
-COLUMNS = ("struct", "pers", "ped", "gated", "flagged")
+COLUMNS = ("struct", "pers", "ped", "gated", "flagged", "aboutness")
 
 
 def _text(value: Any) -> str:
@@ -171,6 +173,8 @@ class PlanReward:
                     per_sample[axis][i] = float(plan["raw"][axis])
                 per_sample["gated"][i] = 1.0 if plan["gate"]["failed"] else 0.0
                 per_sample["flagged"][i] = 1.0 if plan["gaming_flags"] else 0.0
+                # null when the service gives none (not parsed, or the paper profile): 0.
+                per_sample["aboutness"][i] = float(plan["aboutness"] or 0.0)
                 for code in plan["gaming_flags"]:
                     key = code if code in signals else OTHER_SIGNAL
                     signals[key] += 1

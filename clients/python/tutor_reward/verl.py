@@ -114,7 +114,7 @@ def _failed(fallback: float, err: Exception) -> dict:
     warnings.warn(f"tutor_reward: no reward from the service ({err}); scored {fallback} instead", RuntimeWarning, stacklevel=3)
     nan = float("nan")
     return {"score": fallback, "plan_score": nan, "struct": nan, "pers": nan, "ped": nan, "gated": nan, "flagged": nan,
-            "counted": 0, "failed": 1}
+            "aboutness": nan, "counted": 0, "failed": 1}
 
 
 def compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Optional[dict] = None,
@@ -138,7 +138,7 @@ def compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_
         _warn_late(client.run_id, logs["step"][0])
     return {"score": out["rewards"][0], "plan_score": out["scores"][0], "struct": logs["struct"][0],
             "pers": logs["pers"][0], "ped": logs["ped"][0], "gated": logs["gated"][0], "flagged": logs["flagged"][0],
-            "counted": logs["counted"][0], "failed": 0}
+            "aboutness": logs["aboutness"][0], "counted": logs["counted"][0], "failed": 0}
 
 
 def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str], ground_truths: Sequence[Any],
@@ -181,5 +181,6 @@ def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str
             results[i] = {"score": plan["reward"], "plan_score": plan["score"], "advantage": plan["advantage"],
                           "struct": plan["raw"]["struct"], "pers": plan["raw"]["pers"], "ped": plan["raw"]["ped"],
                           "gated": 1 if plan["gate"]["failed"] else 0, "flagged": 1 if plan["gaming_flags"] else 0,
-                          "counted": counted, "failed": 0}
+                          # null when the service gives none: 0, as the single form (OpenRLHF's numbers) has it.
+                          "aboutness": plan["aboutness"] or 0.0, "counted": counted, "failed": 0}
     return results

@@ -41,7 +41,7 @@ export const openRlhfRoute =
           return {
             rewards: [],
             scores: [],
-            extra_logs: { struct: [], pers: [], ped: [], gated: [], flagged: [], step: [], counted: [], replayed: [], profile_ignored: [] },
+            extra_logs: { struct: [], pers: [], ped: [], gated: [], flagged: [], aboutness: [], step: [], counted: [], replayed: [], profile_ignored: [] },
           };
         const { scores, step, summary, counted, replayed, profileIgnored } = scored;
         req.scoreSummary = summary;
@@ -54,6 +54,7 @@ export const openRlhfRoute =
             ped: scores.map((s) => s.raw.ped),
             gated: scores.map((s) => (s.gate.failed ? 1 : 0)),
             flagged: scores.map((s) => (s.gaming_flags.length > 0 ? 1 : 0)),
+            aboutness: scores.map((s) => s.aboutness ?? 0),
             step: scores.map(() => step),
             counted: scores.map(() => (counted ? 1 : 0)),
             replayed: scores.map(() => (replayed ? 1 : 0)),

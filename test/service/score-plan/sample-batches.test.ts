@@ -19,6 +19,7 @@ const judgedOf = (s: Sample): Judged => ({
   gate: { failed: false, reasons: [], penalty: 0 } as unknown as Judged['gate'],
   raw: { struct: String(s.completion).length / 100, pers: 0.5, ped: 0.5 },
   gaming_flags: [],
+  aboutness: 0.5,
 });
 
 /** A judge that waits until the test releases each call, and records what each call was given. */

@@ -179,6 +179,11 @@ function createCharts() {
       { label: 'any signal', stroke: '#1d2430', width: 2.5, value: (_u, v) => pct(v) },
     ],
   });
+  state.charts.aboutness = stepChart(plotOf('chart-aboutness'), {
+    yLabel: 'aboutness (0–1)',
+    yRange: () => [0, 1],
+    series: [{ label: 'aboutness (mean of parsed plans)', stroke: ABOUTNESS_COLOR, width: 2 }],
+  });
   state.charts.plans = stepChart(plotOf('chart-plans'), {
     yLabel: 'plans per step',
     digits: 0,
@@ -205,6 +210,7 @@ const SIGNAL_COLOR = {
   degenerate_structure: '#56b4e9',
 };
 const GAMING_SIGNALS = Object.keys(SIGNAL_COLOR);
+const ABOUTNESS_COLOR = '#00798c';
 
 /** A count as a share of the step's plans; null (a step finalized before it was counted) stays a gap. */
 const shareOf = (n, plans) => (n === null || n === undefined ? null : plans === 0 ? 0 : n / plans);
@@ -290,6 +296,8 @@ function drawCharts() {
     ...GAMING_SIGNALS.map((code) => rows.map((r) => shareOf(r.gaming && (r.gaming[code] ?? 0), r.plans))),
     rows.map((r) => shareOf(r.flagged, r.plans)),
   ]);
+  // `aboutness` is new: absent on older services and rows, which is a gap like null.
+  state.charts.aboutness.update([xs, rows.map((r) => r.aboutness ?? null)]);
   state.charts.plans.update([xs, rows.map((r) => r.plans), rows.map((r) => r.late_plans)]);
   // `diversity` is new: absent on older services and rows, which is a gap like null.
   state.charts.diversity.update([xs, rows.map((r) => r.diversity ?? null)]);
@@ -402,10 +410,26 @@ function refreshesTable(rows, config) {
 function stepsTable(rows) {
   const table = $('steps');
   table.replaceChildren(
-    row(['Step', 'Plans', 'Late', 'Gated', 'Flagged', 'Mean struct', 'Mean pers', 'Mean ped', 'Weights (struct / pers / ped)', 'Diversity', 'Finalized'], {
-      header: true,
-      numeric: [0, 1, 2, 3, 4, 5, 6, 7, 9],
-    }),
+    row(
+      [
+        'Step',
+        'Plans',
+        'Late',
+        'Gated',
+        'Flagged',
+        'Aboutness',
+        'Mean struct',
+        'Mean pers',
+        'Mean ped',
+        'Weights (struct / pers / ped)',
+        'Diversity',
+        'Finalized',
+      ],
+      {
+        header: true,
+        numeric: [0, 1, 2, 3, 4, 5, 6, 7, 8, 10],
+      },
+    ),
   );
   for (const r of rows.slice(-LATEST_ROWS).reverse()) {
     table.append(
@@ -416,6 +440,7 @@ function stepsTable(rows) {
           String(r.late_plans),
           pct(r.gated_fraction),
           pct(shareOf(r.flagged, r.plans)),
+          fmt(r.aboutness),
           fmt(r.mean.struct),
           fmt(r.mean.pers),
           fmt(r.mean.ped),
@@ -423,7 +448,7 @@ function stepsTable(rows) {
           fmt(r.diversity),
           time(r.finalized_at),
         ],
-        { numeric: [0, 1, 2, 3, 4, 5, 6, 7, 9] },
+        { numeric: [0, 1, 2, 3, 4, 5, 6, 7, 8, 10] },
       ),
     );
   }
