@@ -87,6 +87,20 @@ class TrlRewardTest(unittest.TestCase):
         self.assertEqual(run["open_step"]["step"], 7)
         self.assertEqual(run["open_step"]["plans"], 8)
 
+    def test_reference_column_is_the_groups_reference(self):
+        # Under guarded, a reference replaces the estimate of what the plan says by its share of the reference:
+        # the same plan is paid differently against a reference it covers and one it does not.
+        paid = {}
+        for name, reference in (("covered", ["Group the rows with groupby for the monthly report and check the totals."]),
+                                ("missed", ["Solve the quadratic with the discriminant and report both roots."])):
+            client = Client(URL, run_id=run_id())
+            client.configure_run(reward_profile="guarded")
+            reward = PlanReward(client)
+            reward(prompts=["Teach me pandas"] * 2, completions=[variant(0)] * 2,
+                   trainer_state=SimpleNamespace(global_step=0), profile=["python"] * 2, reference=[reference] * 2)
+            paid[name] = reward.last_response["groups"][0]["plans"][0]["aboutness"]
+        self.assertGreater(paid["covered"], paid["missed"])
+
     def test_retry_is_not_counted_twice(self):
         client = Client(URL, run_id=run_id())
         reward = PlanReward(client)

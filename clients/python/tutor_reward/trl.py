@@ -86,19 +86,23 @@ class PlanReward:
 
     profile_column: dataset column holding the learner profile (object or free text).
     query_column: dataset column holding the learner query; default: the prompt's last user message.
+    reference_column: dataset column holding what a good answer says (a reference plan's steps or a worked
+        solution, as an SFT data set has them), sent as the group's `reference` when the column is there; the
+        guarded reward then credits covering it.
     num_generations: when given, warns if a prompt's group in the batch is not that size (with several
         processes, keep per_device_train_batch_size a multiple of num_generations so no group is split).
     """
 
     def __init__(self, client: Union[Client, str] = "http://localhost:8080", run_id: Optional[str] = "default",
                  profile_column: str = "profile", query_column: Optional[str] = None,
-                 num_generations: Optional[int] = None, name: str = "personalplan_reward",
+                 reference_column: str = "reference", num_generations: Optional[int] = None, name: str = "personalplan_reward",
                  on_error: str = "raise", api_key: Optional[str] = None):
         if on_error not in ("raise", "none"):
             raise ValueError('on_error must be "raise" or "none"')
         self.client = client if isinstance(client, Client) else Client(client, run_id=run_id, api_key=api_key)
         self.profile_column = profile_column
         self.query_column = query_column
+        self.reference_column = reference_column
         self.num_generations = num_generations
         self.on_error = on_error
         self.__name__ = name  # TRL logs each reward function under its __name__
@@ -121,6 +125,7 @@ class PlanReward:
                  trainer_state: Any = None, log_extra: Any = None, log_metric: Any = None, **columns: Any) -> list:
         profiles = columns.get(self.profile_column)
         queries = columns.get(self.query_column) if self.query_column else None
+        references = columns.get(self.reference_column)
         # One rollout group per prompt, profile and query: one prompt asked by two learners is two groups.
         groups: dict = {}
         for i, prompt in enumerate(prompts):
@@ -133,12 +138,15 @@ class PlanReward:
                 warnings.warn(f"prompt group of {len(indices)} samples, expected {self.num_generations}: "
                               "z-scores are taken within what one call sees", RuntimeWarning, stacklevel=2)
             first = indices[0]
-            payload.append({
+            group = {
                 "id": str(len(payload)),
                 "query": _text(queries[first]) if queries is not None else _query_text(prompts[first]),
                 "profile": profiles[first] if profiles is not None and profiles[first] is not None else "",
                 "completions": [_completion_text(completions[i]) for i in indices],
-            })
+            }
+            if references is not None and references[first] is not None:
+                group["reference"] = references[first]
+            payload.append(group)
             order.append(indices)
         step = getattr(trainer_state, "global_step", None) if trainer_state is not None else None
         evaluating = self._evaluating(log_extra)

@@ -77,6 +77,17 @@ def _profile(ground_truth: Any) -> Any:
     return ground_truth if ground_truth is not None else ""
 
 
+def _reference(ground_truth: Any) -> Any:
+    # {"profile": ..., "reference": ...}: what a good answer says, for the guarded reward (batch form only).
+    ground_truth = _plain(ground_truth)
+    if isinstance(ground_truth, str) and ground_truth.strip().startswith("{"):
+        try:
+            ground_truth = json.loads(ground_truth)
+        except ValueError:
+            return None
+    return ground_truth.get("reference") if isinstance(ground_truth, dict) else None
+
+
 def _info(extra_info: Any) -> dict:
     return extra_info if isinstance(extra_info, dict) else {}
 
@@ -159,9 +170,12 @@ def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str
     for indices in groups.values():
         first = indices[0]
         info = infos[first]
-        payload.append({"id": str(len(payload)), "query": str(info.get("prompt", info.get("query", ""))),
-                        "profile": _profile(ground_truths[first]),
-                        "completions": [solution_strs[i] for i in indices]})
+        group = {"id": str(len(payload)), "query": str(info.get("prompt", info.get("query", ""))),
+                 "profile": _profile(ground_truths[first]), "completions": [solution_strs[i] for i in indices]}
+        reference = _reference(ground_truths[first])
+        if reference is not None:
+            group["reference"] = reference
+        payload.append(group)
         order.append(indices)
     client = _client(api_key, retries)
     # A validation batch (every sample marked so) is scored without a run: nothing of it is counted.

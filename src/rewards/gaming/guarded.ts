@@ -31,7 +31,7 @@ export function guardedCredit(g: GuardedInput): GuardedCredit {
   // §10.3a: R̃_struct = (DAG + D̃C + ATR) / 3 · min(1, Σ_s a_s / k); D̃C = 0 when a plan of two or more steps declares no dependency
   const dc = n >= 2 && g.declaredEdges === 0 ? 0 : struct.dc;
   const content = Math.min(1, about.reduce((a, b) => a + b, 0) / GUARDED.structureSteps);
-  // §10.3b: R̃_pers = Σ_c max a_s over the steps that name c in a sentence of the plan's own (or whose agent or subtask does) / max(1, |C(I_p)|)
+  // §10.3b: R̃_pers = Σ_c max a_s over the steps that name c in their own words and a crediting sentence (or whose agent or subtask does) / max(1, |C(I_p)|)
   const credited = pers ? namedCredit(g, about) : new Map<string, number>();
   const named = pers ? pers.hits.reduce((sum, h) => sum + (reading.signalsInSentences.has(h.id) ? (credited.get(h.id) ?? 0) : 0), 0) : 0;
   const total = pers ? pers.hits.length + pers.misses.length : 0;
@@ -60,7 +60,7 @@ export function guardedCredit(g: GuardedInput): GuardedCredit {
   };
 }
 
-/** For each profile signal, the largest aboutness (§11d) of a step that names it (in its text, or its agent's or subtask's). */
+/** For each profile signal, the largest credit of a step that names it (in its text, or its agent's or subtask's). */
 function namedCredit(g: GuardedInput, personalCredit: readonly number[]): Map<string, number> {
   const credit = new Map<string, number>();
   if (g.coverage === null) return credit;
@@ -69,7 +69,8 @@ function namedCredit(g: GuardedInput, personalCredit: readonly number[]): Map<st
   const subtasks = new Map(g.plan.subtasks.map((s) => [s.id, `${s.name}\n${s.objective ?? ''}`]));
   g.plan.steps.forEach((s, i) => {
     if (personalCredit[i]! === 0) return;
-    const text = `${s.instruction}\n${s.expected_output ?? ''}\n${agents.get(s.agent) ?? ''}\n${subtasks.get(s.subtask) ?? ''}`.toLowerCase();
+    // The step's own words: a signal named only in text pasted from the profile is not the plan's naming it.
+    const text = `${g.meaning.steps[i]!.own}\n${agents.get(s.agent) ?? ''}\n${subtasks.get(s.subtask) ?? ''}`.toLowerCase();
     for (const span of coverage.phraseSpans(text)) {
       const id = coverage.signalOf(span.phrase)?.id;
       if (id !== undefined) credit.set(id, Math.max(credit.get(id) ?? 0, personalCredit[i]!));

@@ -4,8 +4,8 @@ import { isStopword, WordRuns } from '../gaming/text.js';
 import { profileItems, profileText } from '../personalization/profile-text.js';
 import { averagePlan } from './background.js';
 import { MEANING } from './thresholds.js';
-import { wordTable } from './word-vectors.js';
-import { contentRows, dot, isNumber, meanOf, wordsOf } from './words.js';
+import { type WordTable, wordTable } from './word-vectors.js';
+import { contentRows, dot, isNumber, meanOf, plainWordsOf, wordsOf } from './words.js';
 
 // What a step says about this question (docs/rewards.md §11): its words' meanings (the word table) placed
 // against the query and against the average plan. Plain on purpose: one function per measure, each word
@@ -25,21 +25,31 @@ export interface MeaningContext {
   given: ReadonlySet<string>;
   /** The query's numbers: a number the plan holds besides these, it worked out. */
   queryNumbers: ReadonlySet<string>;
-  /** Runs of the query's words: text pasted from the query says nothing of the plan's own (§11c). */
-  queryRuns: WordRuns;
-  /** §11j: the reference's content words (rows) and numbers beyond the query's, and their summed weight; null without a reference. */
-  reference: { rows: ReadonlySet<number>; numbers: ReadonlySet<string>; weight: number } | null;
+  /** Runs of the query's and the profile's words: text pasted from them says nothing of the plan's own (§11c). */
+  pastedRuns: WordRuns;
+  /** The same over their words as written, identifiers whole (`own`). */
+  pastedPlainRuns: WordRuns;
+  /**
+   * §11j: the reference's content words beyond the query's: those the table has (rows), and the numbers and
+   * names it has not (`upload_to_texture` is "upload", "to", "texture"; `glTexSubImage2D` has a name or two).
+   */
+  reference: { rows: ReadonlySet<number>; names: ReadonlySet<string>; weight: number } | null;
 }
 
 /** What one step's text says, as the guarded reward reads it. */
 export interface StepMeaning {
   /** Content words the table knows: not grammar, generic tutoring words, phase cues or profile items. */
   words: number;
+  /** Numbers the query does not hold: results the step worked out (12 / 4 = 3). */
+  numbers: number;
   /** Words that are no word: in neither the table nor anything the client gave. */
   invented: string[];
+  /** The step's words but those pasted from the query or the profile (§11c), lowercased, space-separated. */
+  own: string;
   /**
-   * §11b: how much nearer the query the step is than a plan about nothing in particular. A step of
-   * fewer words than can be read alone (a calculation, "Recap.") is read as part of its plan: it takes the plan's (§11f).
+   * §11b: how much nearer the query the step is than a plan about nothing in particular. A calculation, too
+   * few words to read alone but two numbers or more the query does not hold, is read as part of its plan: it
+   * takes the plan's (§11f).
    */
   specificity: number;
 }
@@ -52,28 +62,37 @@ export function meaningContext(query: string | null | undefined, profile: Profil
   const given = new Set<string>();
   for (const text of [query ?? '', profileText(profile), ...(reference ?? [])]) for (const { word } of wordsOf(text)) given.add(word);
   const own = new Set(queryRows);
-  const queryNumbers = new Set(
-    wordsOf(query ?? '')
-      .map((w) => w.word)
-      .filter(isNumber),
-  );
+  const queryWords = wordsOf(query ?? '').map((w) => w.word);
+  const queryNumbers = new Set(queryWords.filter(isNumber));
+  const pastedRuns = new WordRuns(MEANING.copiedRun);
+  const pastedPlainRuns = new WordRuns(MEANING.copiedRun);
+  for (const line of [query ?? '', ...profileText(profile).split('\n')]) {
+    pastedRuns.addAll(wordsOf(line).map((w) => w.word));
+    pastedPlainRuns.addAll(plainWordsOf(line));
+  }
   const referenceRows = new Set((reference ?? []).flatMap((text) => contentRows(text, t)).filter((r) => !own.has(r) && !profileRows.has(r)));
-  const referenceNumbers = new Set((reference ?? []).flatMap((text) => wordsOf(text).map((w) => w.word)).filter((w) => isNumber(w) && !queryNumbers.has(w)));
-  // A number is weighed as the rarest word (§11g).
-  let weight = referenceNumbers.size;
+  const asked = new Set(queryWords);
+  const names = new Set(
+    (reference ?? []).flatMap((text) =>
+      wordsOf(text)
+        .filter((w) => !w.cue && !asked.has(w.word) && isName(w.word, t))
+        .map((w) => w.word),
+    ),
+  );
+  // A number or a name is weighed as the rarest word (§11g).
+  let weight = names.size;
   for (const r of referenceRows) weight += t.weight(r);
-  const queryRuns = new WordRuns(MEANING.copiedRun);
-  queryRuns.addAll(wordsOf(query ?? '').map((w) => w.word));
   return {
     query: q,
-    queryRuns,
+    pastedRuns,
+    pastedPlainRuns,
     // §11a: how near the query a plan about nothing in particular is.
     generic: q === null ? 0 : dot(averagePlan(), q),
     queryRows: own,
     profileRows,
     given,
     queryNumbers,
-    reference: weight > 0 ? { rows: referenceRows, numbers: referenceNumbers, weight } : null,
+    reference: weight > 0 ? { rows: referenceRows, names, weight } : null,
   };
 }
 
@@ -85,31 +104,48 @@ function specificity(v: Float32Array | null, ctx: MeaningContext): number {
   return v === null || ctx.query === null ? 0 : dot(v, ctx.query) - ctx.generic;
 }
 
+/** A text's words as written but those in a run pasted from the query or the profile. */
+function ownText(text: string, ctx: MeaningContext): string {
+  const words = plainWordsOf(text);
+  const pasted = new Uint8Array(words.length);
+  for (let i = 0; i + MEANING.copiedRun <= words.length; i++) if (ctx.pastedPlainRuns.has(words, i)) pasted.fill(1, i, i + MEANING.copiedRun);
+  return words.filter((_, i) => !pasted[i]).join(' ');
+}
+
+/** A number the query does not hold, or a word the table has not (not grammar): what only this plan's answer names. */
+const isName = (word: string, t: WordTable) => isNumber(word) || (!isStopword(word) && word.length >= 3 && t.row(word) < 0);
+
 /** A step's text: its instruction and expected output. */
 const stepText = (s: Plan['steps'][number]) => (s.expected_output ? `${s.instruction}\n${s.expected_output}` : s.instruction);
 
 /**
- * The words of one step's text: its content words' rows go into `rows` and the numbers the query does not hold
- * into `numbers` (the plan's, for §11g); its specificity is its words' alone, before §11b's rule for short steps.
+ * The words of one step's text: its content words' rows go into `rows`, the numbers the query does not hold into
+ * `numbers` (the plan's, for §11g) and the words the table has not into `names` (§11j); its specificity is its
+ * words' alone, before §11b's rule for short steps.
  */
-function readStep(text: string, ctx: MeaningContext, rows: number[], numbers: Set<string>): StepMeaning {
+function readStep(text: string, ctx: MeaningContext, rows: number[], numbers: Set<string>, names: Set<string>): StepMeaning {
   const t = wordTable();
   const start = rows.length;
   const invented: string[] = [];
   const words = wordsOf(text);
   const plain = words.map((w) => w.word);
-  // §11c: words in a run pasted from the query are not the step's own.
+  // §11c: words in a run pasted from the query or the profile are not the step's own.
   const pasted = new Uint8Array(words.length);
-  for (let i = 0; i + MEANING.copiedRun <= words.length; i++) if (ctx.queryRuns.has(plain, i)) pasted.fill(1, i, i + MEANING.copiedRun);
+  for (let i = 0; i + MEANING.copiedRun <= words.length; i++) if (ctx.pastedRuns.has(plain, i)) pasted.fill(1, i, i + MEANING.copiedRun);
+  let stepNumbers = 0;
   for (const [i, { word, cue }] of words.entries()) {
     if (pasted[i]) continue;
     if (isNumber(word)) {
-      if (!ctx.queryNumbers.has(word)) numbers.add(word);
+      if (!ctx.queryNumbers.has(word)) {
+        numbers.add(word);
+        stepNumbers++;
+      }
       continue;
     }
     if (isStopword(word)) continue;
     const r = t.row(word);
     if (r < 0) {
+      if (!cue) names.add(word);
       // §11c: an invented word earns nothing, and says so; a name with a digit in it (boto3, utf8) is an identifier.
       if (!cue && !ctx.given.has(word) && word.length >= MEANING.inventedMinLength && !/[0-9]/.test(word) && !t.known(word)) invented.push(word);
       continue;
@@ -118,7 +154,7 @@ function readStep(text: string, ctx: MeaningContext, rows: number[], numbers: Se
     rows.push(r);
   }
   const own = rows.slice(start);
-  return { words: own.length, invented, specificity: specificity(meanOf(own, t), ctx) };
+  return { words: own.length, numbers: stepNumbers, invented, own: ownText(text, ctx), specificity: specificity(meanOf(own, t), ctx) };
 }
 
 /** What a plan's steps say about the question: each step's meaning, and what all of them say read as one text. */
@@ -128,14 +164,14 @@ export interface PlanMeaning {
   specificity: number;
   /** §11g: what the plan says beyond the query and the profile: Σ of the weights of its distinct new content words, and 1 a new number. */
   information: number;
-  /** §11j: the weighted share of the reference's content words beyond the query's that the plan says; null without a reference. */
+  /** §11j: the weighted share of the reference's content words, numbers and names beyond the query's that the plan says; null without a reference. */
   coverage: number | null;
 }
 
 /** The plan's steps read as one text: the unit mean of their content words' rows (§11f); null with none. */
 export function planVector(plan: Plan, ctx: MeaningContext): Float32Array | null {
   const rows: number[] = [];
-  for (const s of plan.steps) readStep(stepText(s), ctx, rows, new Set());
+  for (const s of plan.steps) readStep(stepText(s), ctx, rows, new Set(), new Set());
   return meanOf(rows, wordTable());
 }
 
@@ -143,9 +179,10 @@ export function readPlanMeaning(plan: Plan, ctx: MeaningContext): PlanMeaning {
   const t = wordTable();
   const rows: number[] = [];
   const numbers = new Set<string>();
-  const steps = plan.steps.map((s) => readStep(stepText(s), ctx, rows, numbers));
+  const names = new Set<string>();
+  const steps = plan.steps.map((s) => readStep(stepText(s), ctx, rows, numbers, names));
   const planSpecificity = specificity(meanOf(rows, t), ctx);
-  for (const m of steps) if (m.words < MEANING.readableWords) m.specificity = planSpecificity;
+  for (const m of steps) if (m.words < MEANING.readableWords && m.numbers >= MEANING.calculationNumbers) m.specificity = planSpecificity;
   // A number the question does not hold is a result the plan worked out (12 / 4 = 3): as much information as the rarest word.
   let information = numbers.size;
   const distinct = new Set(rows);
@@ -153,15 +190,16 @@ export function readPlanMeaning(plan: Plan, ctx: MeaningContext): PlanMeaning {
   let covered = 0;
   if (ctx.reference !== null) {
     for (const r of ctx.reference.rows) if (distinct.has(r)) covered += t.weight(r);
-    for (const n of ctx.reference.numbers) if (numbers.has(n)) covered++;
+    for (const n of ctx.reference.names) if (numbers.has(n) || names.has(n)) covered++;
   }
   return { steps, specificity: planSpecificity, information, coverage: ctx.reference === null ? null : covered / ctx.reference.weight };
 }
 
 const ramp = (x: number, from: number, to: number) => Math.min(1, Math.max(0, (x - from) / (to - from)));
 
-/** §11d: how far the step is about this question, from 0 (no more than about any other) to 1. */
-export const aboutness = (m: StepMeaning): number => ramp(m.specificity, MEANING.specificity.from, MEANING.specificity.to);
+/** §11d: how far the step is about this question, from 0 (no more than about any other) to 1; 0 for a step too short to say. */
+export const aboutness = (m: StepMeaning): number =>
+  m.words >= MEANING.readableWords || m.numbers >= MEANING.calculationNumbers ? ramp(m.specificity, MEANING.specificity.from, MEANING.specificity.to) : 0;
 
 /**
  * §11h: how far the plan as a whole is about this question and says something of its own about it, 0–1. With a

@@ -5,8 +5,10 @@
 export const MEANING_VERSION = 'meaning@1';
 
 export const MEANING = {
-  /** Content words a step needs to be read alone: fewer say too little to place it (§11b). */
+  /** Content words a step needs to be read alone: fewer say too little to place it (§11b, §11d). */
   readableWords: 3,
+  /** New numbers that make a step of fewer words a calculation, read as part of its plan (§11b). */
+  calculationNumbers: 2,
   /** Specificity ramp: no credit at or below `from`, full credit from `to`. */
   specificity: { from: -0.48, to: -0.33 },
   /** The same for the plan's steps read as one text. */

@@ -8,6 +8,9 @@ import type { WordTable } from './word-vectors.js';
 const WORD = /[a-z][a-z0-9+#]*|[0-9]+(?:\.[0-9]+)?/g;
 const splitCamel = (text: string) => text.replace(/([a-z0-9])([A-Z])/g, '$1 $2');
 
+/** The words of a text as written, lowercased, identifiers whole ("numpy", not "num py"). */
+export const plainWordsOf = (text: string): string[] => text.toLowerCase().match(WORD) ?? [];
+
 /** The words of a text, lowercased, each with whether a phase cue covers it. */
 export function wordsOf(text: string): { word: string; cue: boolean }[] {
   const lowered = splitCamel(text).toLowerCase();

@@ -52,11 +52,14 @@ t.test("invented words earn nothing and are listed; the client's own words and s
   t.equal(real.steps[0]!.words, readPlanMeaning(oneAgent(['Explain the.']), c).steps[0]!.words, 'an invented word is no content word');
 });
 
-t.test("a step of fewer than 3 content words takes its plan's specificity (§11b)", async (t) => {
-  const m = readPlanMeaning(oneAgent(['Sort the records by the age key with sorted and a lambda, then print them.', 'Recap.', '12 / 4 = 3; 3 + 5 = 8.']), ctx);
+t.test("a calculation takes its plan's specificity (§11b); another step too short to read earns nothing (§11d)", async (t) => {
+  const m = readPlanMeaning(
+    oneAgent(['Sort the records by the age key with sorted and a lambda, then print them.', 'Recap the idea.', '12 / 4 = 3; 3 + 5 = 8.']),
+    ctx,
+  );
   t.ok(m.steps[0]!.words >= MEANING.readableWords);
-  t.equal(m.steps[1]!.specificity, m.specificity);
-  t.equal(m.steps[2]!.specificity, m.specificity);
+  t.equal(aboutness(m.steps[1]!), 0, 'recap: too short to say anything about the question');
+  t.equal(m.steps[2]!.specificity, m.specificity, 'a calculation is read as part of its plan');
 });
 
 t.test('information counts each new content word once, by its weight, and each number the query does not hold (§11g)', async (t) => {
@@ -89,7 +92,7 @@ t.test('with a reference, coverage is the weighted share of its new content the 
 });
 
 t.test('aboutness and G are ramps of their measures, 0 below, 1 above', async (t) => {
-  const step = (specificity: number) => ({ words: 5, invented: [], specificity });
+  const step = (specificity: number) => ({ words: 5, numbers: 0, invented: [], own: '', specificity });
   t.equal(aboutness(step(MEANING.specificity.from - 1)), 0);
   t.equal(aboutness(step(MEANING.specificity.to + 1)), 1);
   t.ok(Math.abs(aboutness(step((MEANING.specificity.from + MEANING.specificity.to) / 2)) - 0.5) < 1e-9);
