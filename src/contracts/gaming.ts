@@ -45,7 +45,7 @@ const StepMeaningSchema = z
     specificity: z
       .number()
       .describe(
-        "cos(step, query) − cos(average plan, query): above 0, the step is nearer the question than a plan about nothing in particular is (a step of fewer than 3 content words takes its plan's)",
+        "cos(step, query) − cos(average plan, query): above 0, the step is nearer the question than a plan about nothing in particular is (a calculation, fewer than 3 content words and 2 new numbers or more, takes its plan's)",
       ),
     about: z
       .number()
