@@ -101,6 +101,7 @@ export function evaluatePlan(completion: unknown, group: GroupContext, palette: 
           ped,
           reading,
           meaning: readPlanMeaning(parsed.plan, group.meaning()),
+          context: group.meaning(),
           coverage: group.coverage,
           declaredEdges: analysis.dependencies.declaredEdges,
         })

@@ -1,7 +1,7 @@
 import type { GuardedCredit } from '../../contracts/gaming.js';
 import type { Plan } from '../../contracts/plan.js';
 import type { PedagogyReward, PersonalizationReward, StructuralReward } from '../../contracts/results.js';
-import { aboutness, planAboutness, type PlanMeaning } from '../meaning/read.js';
+import { aboutness, type MeaningContext, ownText, planAboutness, type PlanMeaning, stepText } from '../meaning/read.js';
 import { SCORED_PHASES } from '../pedagogy/phases.js';
 import type { SignalCoverage } from '../personalization/reward.js';
 import type { GamingReading } from './signals.js';
@@ -14,8 +14,9 @@ export interface GuardedInput {
   pers: PersonalizationReward | null;
   ped: PedagogyReward;
   reading: GamingReading;
-  /** What the plan's steps say about the question. */
+  /** What the plan's steps say about the question, and what they were read against. */
   meaning: PlanMeaning;
+  context: MeaningContext;
   coverage: SignalCoverage | null;
   declaredEdges: number;
 }
@@ -70,7 +71,7 @@ function namedCredit(g: GuardedInput, personalCredit: readonly number[]): Map<st
   g.plan.steps.forEach((s, i) => {
     if (personalCredit[i]! === 0) return;
     // The step's own words: a signal named only in text pasted from the profile is not the plan's naming it.
-    const text = `${g.meaning.steps[i]!.own}\n${agents.get(s.agent) ?? ''}\n${subtasks.get(s.subtask) ?? ''}`.toLowerCase();
+    const text = `${ownText(stepText(s), g.context)}\n${agents.get(s.agent) ?? ''}\n${subtasks.get(s.subtask) ?? ''}`.toLowerCase();
     for (const span of coverage.phraseSpans(text)) {
       const id = coverage.signalOf(span.phrase)?.id;
       if (id !== undefined) credit.set(id, Math.max(credit.get(id) ?? 0, personalCredit[i]!));

@@ -5,7 +5,7 @@ import { profileItems, profileText } from '../personalization/profile-text.js';
 import { averagePlan } from './background.js';
 import { MEANING } from './thresholds.js';
 import { type WordTable, wordTable } from './word-vectors.js';
-import { contentRows, dot, isNumber, meanOf, plainWordsOf, wordsOf } from './words.js';
+import { contentRows, dot, isNumber, meanOf, plainWordsOf, unit, wordsOf } from './words.js';
 
 // What a step says about this question (docs/rewards.md §11): its words' meanings (the word table) placed
 // against the query and against the average plan. Plain on purpose: one function per measure, each word
@@ -44,8 +44,6 @@ export interface StepMeaning {
   numbers: number;
   /** Words that are no word: in neither the table nor anything the client gave. */
   invented: string[];
-  /** The step's words but those pasted from the query or the profile (§11c), lowercased, space-separated. */
-  own: string;
   /**
    * §11b: how much nearer the query the step is than a plan about nothing in particular. A calculation, too
    * few words to read alone but two numbers or more the query does not hold, is read as part of its plan: it
@@ -104,8 +102,8 @@ function specificity(v: Float32Array | null, ctx: MeaningContext): number {
   return v === null || ctx.query === null ? 0 : dot(v, ctx.query) - ctx.generic;
 }
 
-/** A text's words as written but those in a run pasted from the query or the profile. */
-function ownText(text: string, ctx: MeaningContext): string {
+/** A text's words as written but those in a run pasted from the query or the profile (§11c), space-separated. */
+export function ownText(text: string, ctx: MeaningContext): string {
   const words = plainWordsOf(text);
   const pasted = new Uint8Array(words.length);
   for (let i = 0; i + MEANING.copiedRun <= words.length; i++) if (ctx.pastedPlainRuns.has(words, i)) pasted.fill(1, i, i + MEANING.copiedRun);
@@ -116,14 +114,14 @@ function ownText(text: string, ctx: MeaningContext): string {
 const isName = (word: string, t: WordTable) => isNumber(word) || (!isStopword(word) && word.length >= 3 && t.row(word) < 0);
 
 /** A step's text: its instruction and expected output. */
-const stepText = (s: Plan['steps'][number]) => (s.expected_output ? `${s.instruction}\n${s.expected_output}` : s.instruction);
+export const stepText = (s: Plan['steps'][number]) => (s.expected_output ? `${s.instruction}\n${s.expected_output}` : s.instruction);
 
 /**
  * The words of one step's text: its content words' rows go into `rows`, the numbers the query does not hold into
  * `numbers` (the plan's, for §11g) and the words the table has not into `names` (§11j); its specificity is its
  * words' alone, before §11b's rule for short steps.
  */
-function readStep(text: string, ctx: MeaningContext, rows: number[], numbers: Set<string>, names: Set<string>): StepMeaning {
+function readStep(text: string, ctx: MeaningContext, rows: number[], numbers: Set<string>, names: Set<string>, sum: Float32Array): StepMeaning {
   const t = wordTable();
   const start = rows.length;
   const invented: string[] = [];
@@ -153,8 +151,11 @@ function readStep(text: string, ctx: MeaningContext, rows: number[], numbers: Se
     if (cue || ctx.profileRows.has(r)) continue;
     rows.push(r);
   }
-  const own = rows.slice(start);
-  return { words: own.length, numbers: stepNumbers, invented, own: ownText(text, ctx), specificity: specificity(meanOf(own, t), ctx) };
+  // The step's weighted sum of rows, added to the plan's (§11f) before it is made a unit vector of its own.
+  const v = new Float32Array(t.dims);
+  for (let k = start; k < rows.length; k++) t.addRow(v, rows[k]!, t.weight(rows[k]!));
+  for (let k = 0; k < v.length; k++) sum[k]! += v[k]!;
+  return { words: rows.length - start, numbers: stepNumbers, invented, specificity: specificity(unit(v), ctx) };
 }
 
 /** What a plan's steps say about the question: each step's meaning, and what all of them say read as one text. */
@@ -170,9 +171,9 @@ export interface PlanMeaning {
 
 /** The plan's steps read as one text: the unit mean of their content words' rows (§11f); null with none. */
 export function planVector(plan: Plan, ctx: MeaningContext): Float32Array | null {
-  const rows: number[] = [];
-  for (const s of plan.steps) readStep(stepText(s), ctx, rows, new Set(), new Set());
-  return meanOf(rows, wordTable());
+  const sum = new Float32Array(wordTable().dims);
+  for (const s of plan.steps) readStep(stepText(s), ctx, [], new Set(), new Set(), sum);
+  return unit(sum);
 }
 
 export function readPlanMeaning(plan: Plan, ctx: MeaningContext): PlanMeaning {
@@ -180,8 +181,9 @@ export function readPlanMeaning(plan: Plan, ctx: MeaningContext): PlanMeaning {
   const rows: number[] = [];
   const numbers = new Set<string>();
   const names = new Set<string>();
-  const steps = plan.steps.map((s) => readStep(stepText(s), ctx, rows, numbers, names));
-  const planSpecificity = specificity(meanOf(rows, t), ctx);
+  const sum = new Float32Array(t.dims);
+  const steps = plan.steps.map((s) => readStep(stepText(s), ctx, rows, numbers, names, sum));
+  const planSpecificity = specificity(unit(sum), ctx);
   for (const m of steps) if (m.words < MEANING.readableWords && m.numbers >= MEANING.calculationNumbers) m.specificity = planSpecificity;
   // A number the question does not hold is a result the plan worked out (12 / 4 = 3): as much information as the rarest word.
   let information = numbers.size;

@@ -26,7 +26,7 @@ export function wordsOf(text: string): { word: string; cue: boolean }[] {
 
 export const isNumber = (w: string) => w.charCodeAt(0) >= 48 && w.charCodeAt(0) <= 57;
 
-function unit(v: Float32Array): Float32Array | null {
+export function unit(v: Float32Array): Float32Array | null {
   let s = 0;
   for (let k = 0; k < v.length; k++) s += v[k]! * v[k]!;
   if (s === 0) return null;

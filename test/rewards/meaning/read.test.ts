@@ -6,7 +6,10 @@ import { averagePlan } from '../../../src/rewards/meaning/background.js';
 import { aboutness, meaningContext, planAboutness, planVector, readPlanMeaning } from '../../../src/rewards/meaning/read.js';
 import { MEANING } from '../../../src/rewards/meaning/thresholds.js';
 import { wordTable } from '../../../src/rewards/meaning/word-vectors.js';
-import { contentRows, dot, meanOf } from '../../../src/rewards/meaning/words.js';
+import { dot, meanOf, wordsOf } from '../../../src/rewards/meaning/words.js';
+import { isStopword } from '../../../src/rewards/gaming/text.js';
+import { adversaryFamilies } from '../../../src/redteam/families.js';
+import { mulberry32 } from '../../../src/common/rng.js';
 import { corpusGroups } from '../../support/real-plans.js';
 
 const table = wordTable();
@@ -19,14 +22,37 @@ const oneAgent = (instructions: string[]): Plan => ({
 const QUERY = 'How do I sort a list of dictionaries by a key in Python?';
 const ctx = meaningContext(QUERY, { tags: ['python', 'pandas'] });
 
-t.test('specificity is cos(text, query) − cos(average plan, query), §11b, for a plan read as one text', async (t) => {
-  for (const g of corpusGroups('evaluation').slice(0, 12)) {
+// The definition written out plainly (§11b, §11c, §11f): every content word of every step, pasted runs,
+// numbers, grammar, generic words, cues, profile items and words without a row left out, their weighted mean.
+function plainSpecificity(plan: Plan, c: ReturnType<typeof meaningContext>): number {
+  const rows: number[] = [];
+  for (const step of plan.steps) {
+    const words = wordsOf(step.expected_output ? `${step.instruction}\n${step.expected_output}` : step.instruction);
+    const plain = words.map((w) => w.word);
+    const pasted = new Set<number>();
+    for (let i = 0; i + MEANING.copiedRun <= words.length; i++) if (c.pastedRuns.has(plain, i)) for (let j = i; j < i + MEANING.copiedRun; j++) pasted.add(j);
+    words.forEach(({ word, cue }, i) => {
+      const r = table.row(word);
+      if (!pasted.has(i) && !cue && !isStopword(word) && !/^[0-9]/.test(word) && r >= 0 && !c.profileRows.has(r)) rows.push(r);
+    });
+  }
+  const v = meanOf(rows, table);
+  return v === null || c.query === null ? 0 : dot(v, c.query) - dot(averagePlan(), c.query);
+}
+
+t.test("the plan's specificity is its plain definition, on honest plans and on plans written to game it", async (t) => {
+  const evaluation = corpusGroups('evaluation');
+  for (const [gi, g] of evaluation.slice(0, 20).entries()) {
     const c = meaningContext(g.query, g.profile);
-    const q = meanOf(contentRows(g.query, table), table)!;
-    for (const { plan } of g.plans) {
-      const v = planVector(plan, c)!;
-      const plain = dot(v, q) - dot(averagePlan(), q);
-      t.ok(Math.abs(readPlanMeaning(plan, c).specificity - plain) < 1e-6, `${g.id}`);
+    const plans = [
+      ...g.plans.map((p) => p.plan),
+      ...adversaryFamilies.fluent_hollow(g, evaluation, mulberry32(gi)).slice(0, 3),
+      ...adversaryFamilies.off_topic_mixed(g, evaluation, mulberry32(gi)).slice(0, 3),
+    ];
+    for (const plan of plans) {
+      const fast = readPlanMeaning(plan, c).specificity;
+      t.ok(Math.abs(fast - plainSpecificity(plan, c)) < 1e-5, `${g.id}: ${fast}`);
+      t.ok(Math.abs(fast - (dot(planVector(plan, c)!, c.query!) - c.generic)) < 1e-6, `${g.id}: the plan vector`);
     }
   }
 });
@@ -92,7 +118,7 @@ t.test('with a reference, coverage is the weighted share of its new content the 
 });
 
 t.test('aboutness and G are ramps of their measures, 0 below, 1 above', async (t) => {
-  const step = (specificity: number) => ({ words: 5, numbers: 0, invented: [], own: '', specificity });
+  const step = (specificity: number) => ({ words: 5, numbers: 0, invented: [], specificity });
   t.equal(aboutness(step(MEANING.specificity.from - 1)), 0);
   t.equal(aboutness(step(MEANING.specificity.to + 1)), 1);
   t.ok(Math.abs(aboutness(step((MEANING.specificity.from + MEANING.specificity.to) / 2)) - 0.5) < 1e-9);
