@@ -16,25 +16,10 @@ import type { Profile } from '../../src/contracts/profile.js';
 import { resolvePalette } from '../../src/plan/palette.js';
 import { evaluatePlan, groupContext, type PlanEvaluation } from '../../src/scoring/evaluate-plan.js';
 import { DEFAULT_SCORING } from '../../src/scoring/score-groups.js';
+import type { CorpusGroup, HonestCorpus } from '../../src/redteam/evaluation.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MAX_BYTES = 2.5 * 1024 * 1024;
-
-interface CorpusGroup {
-  id: string;
-  source: 'coding-tutor' | 'mathdial';
-  split: 'calibration' | 'evaluation';
-  query: string;
-  profile: Profile;
-  reference: string[];
-  plans: { style: string; plan: Plan }[];
-}
-
-interface Corpus {
-  version: number;
-  sources: Record<string, unknown>;
-  groups: CorpusGroup[];
-}
 
 interface Row {
   group: CorpusGroup;
@@ -56,9 +41,9 @@ const fail = (where: string, what: string) => failures.push(`${where}: ${what}`)
 
 const bytes = statSync(values.corpus).size;
 if (bytes > MAX_BYTES) fail('corpus', `${(bytes / 1024 / 1024).toFixed(2)} MB, over 2.5 MB`);
-const corpus = JSON.parse(readFileSync(values.corpus, 'utf8')) as Corpus;
+const corpus = JSON.parse(readFileSync(values.corpus, 'utf8')) as HonestCorpus;
 if (corpus.version !== 1) fail('corpus', `version ${corpus.version}, expected 1`);
-for (const source of ['coding-tutor', 'mathdial']) if (!corpus.sources[source]) fail('corpus', `no attribution for ${source}`);
+for (const source of ['coding-tutor', 'mathdial']) if (!corpus.sources?.[source]) fail('corpus', `no attribution for ${source}`);
 
 const palette = resolvePalette(undefined);
 const limits = planLimits(loadConfig());

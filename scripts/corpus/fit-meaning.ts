@@ -25,6 +25,7 @@ import type { Profile } from '../../src/contracts/profile.js';
 import { GAMING_THRESHOLDS } from '../../src/rewards/gaming/thresholds.js';
 import { meaningContext, planVector, readPlanMeaning } from '../../src/rewards/meaning/read.js';
 import { wordTable } from '../../src/rewards/meaning/word-vectors.js';
+import type { CorpusGroup } from '../../src/redteam/evaluation.js';
 import { MEANING } from '../../src/rewards/meaning/thresholds.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -38,15 +39,8 @@ const BACKGROUND = `${ROOT}models/word-vectors/background.json`;
  */
 const RULE = { planFull: 0.05, planWidth: 0.1, informationShare: 0.5, stepFull: 0.05, stepWidth: 0.15 };
 
-interface Group {
-  id: string;
-  source: 'coding-tutor' | 'mathdial' | 'team';
-  split: 'calibration' | 'evaluation';
-  query: string;
-  profile: Profile;
-  reference: string[];
-  plans: { style: string; plan: Plan }[];
-}
+/** A calibration group: the corpus's, or one of the team's real plans. */
+type Group = Omit<CorpusGroup, 'source'> & { source: CorpusGroup['source'] | 'team' };
 
 const quantile = (xs: readonly number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);

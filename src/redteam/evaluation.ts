@@ -17,11 +17,18 @@ import { fluentSearch, maxScoreWithRemoved, removalSearch, scorer, singleRemoval
 //   (d) removal: how high a plan with 30 % or more of an honest plan's words taken away still scores, and
 //       which single deletions or hollowings raise or lower an honest plan's score.
 
-/** The corpus file's shape (test/fixtures/plans/honest-corpus.json). */
+/** A group of the honest-plan corpus (test/fixtures/plans/honest-corpus.json; docs/rewards.md §11.1). */
+export interface CorpusGroup extends HonestGroup {
+  source: 'coding-tutor' | 'mathdial';
+  split: 'calibration' | 'evaluation';
+  reference: readonly string[];
+}
+
+/** The corpus file's shape. */
 export interface HonestCorpus {
   version: number;
-  sources?: unknown;
-  groups: (HonestGroup & { source: string; split: string })[];
+  sources?: Record<string, unknown>;
+  groups: CorpusGroup[];
 }
 
 /** A corpus's groups, of one split when given. */

@@ -15,7 +15,7 @@ export interface RedTeamGroup {
   query: string;
   profile: Profile;
   /** What a good answer says (docs/rewards.md §11j): the guarded profile then credits covering it. */
-  reference?: string | string[];
+  reference?: string | readonly string[];
   plans: Plan[];
 }
 

@@ -105,8 +105,8 @@ t.test('helpers: corpus splits, spread groups, Spearman', async (t) => {
   const corpus: HonestCorpus = {
     version: 1,
     groups: [
-      { ...groups[0]!, source: 'coding-tutor', split: 'calibration' },
-      { ...groups[1]!, source: 'mathdial', split: 'evaluation' },
+      { ...groups[0]!, source: 'coding-tutor', split: 'calibration', reference: [] },
+      { ...groups[1]!, source: 'mathdial', split: 'evaluation', reference: [] },
     ],
   };
   t.same(

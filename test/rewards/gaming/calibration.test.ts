@@ -6,11 +6,11 @@ import t from 'tap';
 import { backgroundOf, calibrationGroups, fitRamps, fitSignals, measures } from '../../../scripts/corpus/fit-meaning.js';
 import { DEFAULT_RESOLVED } from '../../../src/plan/palette.js';
 import { DEFAULT_PLAN_LIMITS } from '../../../src/plan/parse.js';
+import { spearman } from '../../../src/redteam/evaluation.js';
 import { GAMING_THRESHOLDS } from '../../../src/rewards/gaming/thresholds.js';
 import { MEANING } from '../../../src/rewards/meaning/thresholds.js';
 import { evaluatePlan, groupContext } from '../../../src/scoring/evaluate-plan.js';
 import { DEFAULT_SCORING } from '../../../src/scoring/score-groups.js';
-import { spearman } from '../../support/real-plans.js';
 
 const groups = calibrationGroups();
 
@@ -20,7 +20,7 @@ t.test('spearman gives what scipy 1.17.1 spearmanr gives', async (t) => {
     [[1, 1, 2, 2, 3, 3, 4], [1, 2, 1, 2, 3, 4, 4], 0.8207547169811322],
     [[3.5, 1.2, 9.9, 4.4, 4.4, 0.1, 7.0, 2.2], [2.0, 1.0, 8.0, 5.0, 3.0, 0.5, 9.0, 2.5], 0.9461247469114745],
   ];
-  for (const [x, y, expected] of cases) t.ok(Math.abs(spearman(x, y) - expected) < 1e-12, `${spearman(x, y)} vs ${expected}`);
+  for (const [x, y, expected] of cases) t.ok(Math.abs(spearman(x, y)! - expected) < 1e-12, `${spearman(x, y)} vs ${expected}`);
 });
 
 t.test('the calibration split holds both sources and only calibration questions', async (t) => {
