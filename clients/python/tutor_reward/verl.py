@@ -65,13 +65,19 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _profile(ground_truth: Any) -> Any:
+def _ground_truth(ground_truth: Any) -> Any:
+    # A JSON object given as a string is read as the object; anything else, as it is.
     ground_truth = _plain(ground_truth)
     if isinstance(ground_truth, str) and ground_truth.strip().startswith("{"):
         try:
-            ground_truth = json.loads(ground_truth)
+            return json.loads(ground_truth)
         except ValueError:
             return ground_truth
+    return ground_truth
+
+
+def _profile(ground_truth: Any) -> Any:
+    ground_truth = _ground_truth(ground_truth)
     if isinstance(ground_truth, dict) and "profile" in ground_truth:
         return ground_truth["profile"]
     return ground_truth if ground_truth is not None else ""
@@ -79,12 +85,7 @@ def _profile(ground_truth: Any) -> Any:
 
 def _reference(ground_truth: Any) -> Any:
     # {"profile": ..., "reference": ...}: what a good answer says, for the guarded reward (batch form only).
-    ground_truth = _plain(ground_truth)
-    if isinstance(ground_truth, str) and ground_truth.strip().startswith("{"):
-        try:
-            ground_truth = json.loads(ground_truth)
-        except ValueError:
-            return None
+    ground_truth = _ground_truth(ground_truth)
     return ground_truth.get("reference") if isinstance(ground_truth, dict) else None
 
 
