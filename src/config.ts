@@ -156,11 +156,11 @@ export const ConfigSchema = z
       .url()
       .optional()
       .describe(
-        'API root of the optional LLM judge of `/evaluate-dialogue`, any OpenAI-compatible API (vLLM, Ollama, a hosted one), e.g. `http://localhost:8000/v1`; unset: the judge is off',
+        'API root of the optional LLM judge (`options.judge` of `/evaluate-dialogue` and of guarded `/score-plan`), any OpenAI-compatible API (vLLM, Ollama, a hosted one), e.g. `http://localhost:8000/v1`; unset: the judge is off',
       ),
     JUDGE_MODEL: z.string().min(1).default('default').describe('model name sent to the judge'),
     JUDGE_API_KEY: z.string().optional().describe('bearer token for the judge, if it needs one'),
-    JUDGE_CONCURRENCY: int(4).describe('judge calls in flight'),
+    JUDGE_CONCURRENCY: int(4).describe('judge calls in flight per request'),
     JUDGE_TIMEOUT_MS: int(30_000).describe('timeout of one judge call'),
     JUDGE_RETRIES: z.coerce.number().int().min(0).max(10).default(2).describe('retries of a judge call on timeouts, network errors, 429 and 5xx'),
   })

@@ -81,6 +81,12 @@ export const ERRORS = {
     meaning:
       'The turn verifier is a `remote` one and its inference server is down, too slow (past its `timeout_ms` after retries) or answered something other than its documented answer (the message says which)',
   },
+  judge_unavailable: {
+    status: 503,
+    retryable: true,
+    meaning:
+      'A /score-plan request with `options.judge`: the LLM judge (JUDGE_BASE_URL) is down, too slow (past JUDGE_TIMEOUT_MS after JUDGE_RETRIES) or answered without a rating 1–5 (the message says which); nothing was recorded',
+  },
   worker_out_of_memory: { status: 503, retryable: false, meaning: 'A task outgrew `WORKER_HEAP_MB`; the worker was replaced: send less per request' },
   deadline_exceeded: {
     status: 504,

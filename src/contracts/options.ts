@@ -25,6 +25,12 @@ export const ScoringOptionsSchema = z
       .union([z.literal(0), z.literal(1)])
       .optional()
       .describe('Delta degrees of freedom of the std. Default 0.'),
+    judge: z
+      .boolean()
+      .optional()
+      .describe(
+        'true: each parsed plan is also rated 1–5 by the LLM judge (JUDGE_BASE_URL, an OpenAI-compatible API) and its guarded raw rewards are multiplied by J = (rating − 1) / 4 (docs/rewards.md §10.7); only with reward_profile guarded. Default false',
+      ),
     deadline_ms: DeadlineMsSchema,
     detail: z
       .enum(['full', 'rewards'])

@@ -55,6 +55,15 @@ export type ScorePlanRequest = z.infer<typeof ScorePlanRequestSchema>;
  */
 export const ScorePlanHeadSchema = ScorePlanRequestSchema.extend({ groups: z.array(z.never()).max(0) });
 
+const PlanVerdictSchema = z
+  .object({
+    score: z.number().int().min(1).max(5).describe("The LLM judge's rating of the plan for this question and learner"),
+    factor: z.number().min(0).max(1).describe('J = (score − 1) / 4: raw is the guarded raw rewards (gaming.guarded.raw) times J'),
+    reason: z.string().describe("The judge's own sentence on what decided the rating"),
+    model: z.string().describe('The model that judged (JUDGE_MODEL)'),
+  })
+  .meta({ id: 'PlanVerdict', description: 'With options.judge: the LLM judge’s verdict (docs/rewards.md §10.7)' });
+
 const PlanScoreSchema = z
   .object({
     index: z.number().describe('Position of the completion in its group'),
@@ -63,6 +72,7 @@ const PlanScoreSchema = z
     score: z.number().describe('0 if gated, else Σ_k w_k R_ik ∈ [0, 1]'),
     z: AxisVectorSchema.describe('Group z-scores z_ik'),
     gaming_flags: GamingFlagsSchema,
+    judge: PlanVerdictSchema.optional(),
     ...PlanEvaluationFields,
   })
   .meta({ id: 'PlanScore' });
@@ -76,6 +86,7 @@ const PlanRewardSchema = z
     z: PlanScoreSchema.shape.z,
     gaming_flags: GamingFlagsSchema,
     aboutness: PlanEvaluationFields.aboutness,
+    judge: PlanVerdictSchema.optional(),
     gate: PlanEvaluationFields.gate,
     raw: PlanEvaluationFields.raw,
   })

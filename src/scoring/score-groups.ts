@@ -11,6 +11,7 @@ import type { ProfileSignal } from '../contracts/results.js';
 import { evaluatePlan, groupContext, type GateOptions, type PlanEvaluation } from './evaluate-plan.js';
 import { groupDiversity } from '../plan-metrics/cross-plan.js';
 import { VERSIONS } from './versions.js';
+import type { PlanVerdict } from '../rewards/judge/plan-rubric.js';
 
 /** What a request's options fall back to: the run's configuration, or the service defaults without a run. */
 export type ScoringDefaults = Omit<ResolvedOptions, 'strict'>;
@@ -83,6 +84,8 @@ export interface Judged {
   gaming_flags: GamingSignalCode[];
   /** G, how far the plan as a whole is about its question (gaming.guarded.about); null without (not parsed, no guarded credit). */
   aboutness: number | null;
+  /** The LLM judge's verdict, with `options.judge` (§10.7); `raw` is then already scaled by its factor. */
+  judge?: PlanVerdict;
 }
 
 /** A plan's evaluation with its aboutness beside it, as evaluateGroup gives it. */
@@ -206,6 +209,7 @@ export function composeEvaluatedGroup<E extends Judged, D extends object>(
       z: composed.members[i]!.z,
       gaming_flags: e.gaming_flags,
       aboutness: e.aboutness,
+      ...(e.judge && { judge: e.judge }),
       ...detail(e),
     })),
   };

@@ -13,6 +13,7 @@ import { Capability } from './capability.js';
 import type { Model } from './pool/model-flags.js';
 import { createPool, type WorkPool } from './pool/pool.js';
 import { pooledSampleJudge, SampleBatches } from './score-plan/sample-batches.js';
+import { PlanJudge } from './score-plan/plan-judge.js';
 
 /** What the routes need from configuration and state, resolved once. */
 export interface Service {
@@ -40,6 +41,8 @@ export interface Service {
   wordnet: Capability<string>;
   /** The LLM judge, when JUDGE_BASE_URL is set. */
   judge: JudgeConfig | null;
+  /** The same judge rating plans for /score-plan's `options.judge`, with its cache of verdicts. */
+  planJudge: PlanJudge | null;
 }
 
 export function serviceDefaults(config: Config): ScoringDefaults {
@@ -58,6 +61,16 @@ export async function startService(config: Config, events: ServiceEvents = {}): 
     events.store,
   );
   const defaults = serviceDefaults(config);
+  const judge: JudgeConfig | null = config.JUDGE_BASE_URL
+    ? {
+        baseUrl: config.JUDGE_BASE_URL,
+        model: config.JUDGE_MODEL,
+        apiKey: config.JUDGE_API_KEY,
+        concurrency: config.JUDGE_CONCURRENCY,
+        timeoutMs: config.JUDGE_TIMEOUT_MS,
+        retries: config.JUDGE_RETRIES,
+      }
+    : null;
   // The runtime reads its switch from the process's environment when its first session starts; a worker's
   // process.env is a copy of its own, so the main thread sets it, before any worker.
   process.env.ORT_DISABLE_TELEMETRY = config.ORT_DISABLE_TELEMETRY;
@@ -102,15 +115,7 @@ export async function startService(config: Config, events: ServiceEvents = {}): 
       await remoteProbe(config.VERIFIER_DIR),
     ),
     wordnet: new Capability('WordNet', load('wordnet')),
-    judge: config.JUDGE_BASE_URL
-      ? {
-          baseUrl: config.JUDGE_BASE_URL,
-          model: config.JUDGE_MODEL,
-          apiKey: config.JUDGE_API_KEY,
-          concurrency: config.JUDGE_CONCURRENCY,
-          timeoutMs: config.JUDGE_TIMEOUT_MS,
-          retries: config.JUDGE_RETRIES,
-        }
-      : null,
+    judge,
+    planJudge: judge && new PlanJudge(judge),
   };
 }

@@ -41,7 +41,7 @@ export async function evaluateDialogue(svc: Service, body: EvaluateDialogueReque
   let judging: ReturnType<typeof judgeConversation> | undefined;
   if (body.options?.judge && judge) {
     const { conversation, reference } = judgeInput(body);
-    judging = judgeConversation(judge, conversation, reference);
+    judging = judgeConversation(judge, conversation, reference, signal);
   }
   const [metrics, judged] = await Promise.all([svc.pool.run('evaluateDialogueTask', body, signal), judging]);
   return { metrics, judge: judged };

@@ -14,6 +14,7 @@ export async function startOpenAiStub(respond: (call: StubCall, n: number) => { 
   const calls: StubCall[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
+  const held = new Set<NodeJS.Timeout>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let raw = '';
     req.on('data', (c: Buffer) => (raw += c.toString()));
@@ -27,7 +28,8 @@ export async function startOpenAiStub(respond: (call: StubCall, n: number) => { 
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
       const r = respond(call, calls.length);
-      setTimeout(() => {
+      const timer = setTimeout(() => {
+        held.delete(timer);
         inFlight--;
         if (res.destroyed) return;
         res.writeHead(r.status ?? 200, { 'content-type': 'application/json' });
@@ -39,6 +41,7 @@ export async function startOpenAiStub(respond: (call: StubCall, n: number) => { 
           }),
         );
       }, r.delayMs ?? 5);
+      held.add(timer);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -47,6 +50,12 @@ export async function startOpenAiStub(respond: (call: StubCall, n: number) => { 
     baseUrl: `http://127.0.0.1:${port}/v1`,
     calls,
     maxInFlight: () => maxInFlight,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // A reply still being held back (a stalled judge) does not keep the server open.
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const timer of held) clearTimeout(timer);
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -5,6 +5,8 @@ import type { PlanLimits } from '../../plan/parse.js';
 import type { PlanScorer, RunRequest } from './in-run.js';
 import { tallyOf } from '../../scoring/score-groups.js';
 import { compose, judgementOf, responseJson, type Judgement } from './plan-json.js';
+import { judgeJudgement, type PlanJudge } from './plan-judge.js';
+import { InvalidRequest } from '../../common/errors.js';
 import { unwrap, type WorkPool } from '../pool/pool.js';
 import { joinMovable } from '../../common/movable-bytes.js';
 import { checkPlanCount, completionChars, splitGroups, type BytesPart } from './split-groups.js';
@@ -27,12 +29,13 @@ const YIELD_FROM_PLANS = 512;
  */
 export type ScorableGroups = { groups: ScorePlanRequest['groups']; plans: number } | { bytes: Uint8Array; parts: readonly BytesPart[]; plans?: number };
 
-/** How the groups are judged: the request's palette and limits. */
+/** How the groups are judged: the request's palette and limits, and the service's LLM judge if it has one. */
 export interface JudgeSettings {
   palette: ScorePlanRequest['palette'];
   limits: PlanLimits;
   maxDepth: number;
   maxPlans: number;
+  planJudge?: PlanJudge | null;
 }
 
 /**
@@ -42,12 +45,22 @@ export interface JudgeSettings {
 export function pooledScorer(req: RunRequest, source: ScorableGroups, settings: JudgeSettings, pool: WorkPool, signal: AbortSignal): PlanScorer<Judgement> {
   const workers = Math.max(1, pool.workers);
   const details = req.options?.detail !== 'rewards';
+  const llm = req.options?.judge === true ? llmJudgeOf(settings) : undefined;
   return {
     async judge(gate) {
       const { palette, limits, maxDepth } = settings;
-      const task = { palette, limits, gate, details, maxDepth };
+      if (llm && gate.reward_profile !== 'guarded') {
+        throw new InvalidRequest('the LLM judge scales the guarded reward', [
+          {
+            path: '$.options.judge',
+            message: 'set options.reward_profile to "guarded" (this request is scored in the paper profile, which the judge never changes)',
+          },
+        ]);
+      }
+      const task = { palette, limits, gate, details, maxDepth, judge: llm !== undefined };
+      const judged = async (j: Judgement) => (llm ? judgeJudgement(llm, j, signal) : j);
       if ('groups' in source && completionChars(source.groups) <= INLINE_MAX_CHARS) {
-        return judgementOf([unwrap(await evaluateGroupsTask({ ...task, groups: source.groups }, () => signal.aborted))]);
+        return judged(judgementOf([unwrap(await evaluateGroupsTask({ ...task, groups: source.groups }, () => signal.aborted))]));
       }
       // One failed part stops the others.
       const parts = new AbortController();
@@ -69,11 +82,11 @@ export function pooledScorer(req: RunRequest, source: ScorableGroups, settings: 
           ? splitGroups(source.groups, workers, pool.idle()).map((groups) => () => run(groups, 0))
           : source.parts.map((p) => () => part(source.bytes, p));
       const results = await bounded(workers * PARTS_IN_FLIGHT_PER_WORKER, inputs);
-      const judged = judgementOf(results);
-      if (source.plans === undefined) checkPlanCount(planCount(judged), settings.maxPlans);
+      const judgement = judgementOf(results);
+      if (source.plans === undefined) checkPlanCount(planCount(judgement), settings.maxPlans);
       // The parts' messages were read in turns of their own; composing gets its own too.
       if (results.length > 1) await nextTurn();
-      return judged;
+      return judged(judgement);
     },
     tally: (judged) =>
       tallyOf(
@@ -92,6 +105,14 @@ export function pooledScorer(req: RunRequest, source: ScorableGroups, settings: 
       };
     },
   };
+}
+
+/** The service's LLM judge, for a request that asks for it; a 400 when the service has none. */
+function llmJudgeOf(settings: JudgeSettings): PlanJudge {
+  if (settings.planJudge) return settings.planJudge;
+  throw new InvalidRequest('the LLM judge is off on this service', [
+    { path: '$.options.judge', message: 'set JUDGE_BASE_URL (an OpenAI-compatible API) to enable it' },
+  ]);
 }
 
 const planCount = (j: Judgement) => j.groups.reduce((n, g) => n + g.plans.length, 0);

@@ -40,7 +40,13 @@ export async function scorePlan(
     const { head, groups } = read;
     if (groups.plans !== undefined) checkPlanCount(groups.plans, svc.requestLimits.maxPlansPerRequest);
     const signal = signalFor(head.options?.deadline_ms);
-    const settings = { palette: head.palette, limits: svc.planLimits, maxDepth: svc.maxJsonDepth, maxPlans: svc.requestLimits.maxPlansPerRequest };
+    const settings = {
+      palette: head.palette,
+      limits: svc.planLimits,
+      maxDepth: svc.maxJsonDepth,
+      maxPlans: svc.requestLimits.maxPlansPerRequest,
+      planJudge: svc.planJudge,
+    };
     // keepLargeJson hashes the body of every request with a key.
     if (key !== undefined && bodySha256 === undefined) throw new Error('no SHA-256 of the body of a request with an Idempotency-Key');
     const idempotency = key === undefined ? undefined : { key, fingerprint: bytesFingerprint(bodySha256!), contentFingerprint: read.contentFingerprint };

@@ -12,6 +12,7 @@ import type { GateOptions, PlanEvaluation } from '../../scoring/evaluate-plan.js
 import { evaluateGroup, judgedOf, paletteInfo, planDetail, type EvaluatedGroup, type Judged } from '../../scoring/score-groups.js';
 import { evaluateSamples, type Sample } from '../../scoring/score-samples.js';
 import { encoder } from './models.js';
+import { planJudgePrompt } from '../../rewards/judge/plan-rubric.js';
 import { task, transfers, utf8, type Stop } from './task.js';
 
 /**
@@ -21,6 +22,8 @@ import { task, transfers, utf8, type Stop } from './task.js';
 export interface WireJudgedPlan extends Judged {
   /** Byte range of `"components":…,"violations":…,"normalizations":…,"topology":…`, the tail of the plan's response object. */
   detail: [start: number, end: number];
+  /** What the LLM judge is to be shown of the plan (`judge` of ScoreGroupsInput), until the main thread has asked it. */
+  judge_prompt?: string;
 }
 
 /** A run of a body's groups as the client sent them: their JSON joined by commas, each group's at `ranges` (BytesPart). */
@@ -49,6 +52,8 @@ export interface ScoreGroupsInput {
   gate: GateOptions;
   /** false: the response leaves each plan's detail out (`detail: "rewards"`), so none is written. */
   details?: boolean;
+  /** true: each plan with guarded credit gets the prompt the LLM judge will read (`options.judge`). */
+  judge?: boolean;
 }
 
 const NO_DETAIL: [number, number] = [0, 0];
@@ -93,7 +98,11 @@ export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
     };
     const groups = given.map((group): EvaluatedGroup<WireJudgedPlan> => {
       const judged = evaluateGroup(group, palette, input.limits, input.gate);
-      return { ...judged, plans: judged.plans.map((e) => ({ ...judgedOf(e), detail: detail(e) })) };
+      const prompt = (e: PlanEvaluation) =>
+        input.judge && e.gaming?.guarded
+          ? { judge_prompt: planJudgePrompt({ query: group.query, profile: group.profile, reference: group.reference, plan: e.plan! }) }
+          : {};
+      return { ...judged, plans: judged.plans.map((e) => ({ ...judgedOf(e), detail: detail(e), ...prompt(e) })) };
     });
     const details = out.bytes;
     const result = { groups, palette: paletteInfo(palette), details };
