@@ -577,6 +577,51 @@ function renderRevealsCheck(r: BenchResult<RevealsCheckFigures>): string {
   ].join('\n');
 }
 
+// --- the reveal check against a student's bug (bench/reveals-fix.ts) ---
+interface RevealsFixFigures {
+  split: string;
+  tasks: number;
+  source: string;
+  conditions: Record<
+    string,
+    {
+      kinds: Record<string, { candidates: number; flagged: number; reveals_ge_05: number }>;
+      ranked_first: { requests: number; revealing_or_wrong: number; wrong_above_socratic: number };
+    }
+  >;
+}
+const FIX_KIND_LABEL: Record<string, string> = {
+  paste: 'reveals: pastes the reference',
+  renamed: 'reveals: the reference renamed and respaced',
+  key_line: 'reveals: the corrected line',
+  fix_in_prose_code: 'reveals: "on line K, change `…` to `…`"',
+  fix_in_prose_words: 'reveals: the line and the change in words',
+  socratic_quote: "honest: a question quoting the student's buggy line",
+  quote_student_code: "honest: the student's code quoted whole, then a question",
+  wrong_hint: 'wrong: points at another line',
+  wrong_hint_question: 'wrong: the same, with "Can you see why?"',
+  concept: 'honest: a concept explanation',
+  off_topic: 'honest: off topic',
+};
+function renderRevealsFix(r: BenchResult<RevealsFixFigures>): string {
+  const s = r.figures;
+  const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+  const conditions = Object.keys(s.conditions);
+  const kinds = Object.keys(s.conditions[conditions[0]!]!.kinds);
+  const first = (c: string) => s.conditions[c]!.ranked_first;
+  return [
+    `${measuredOn(r, 'npm run check:reveals-fix')} The ${s.split} split: ${s.tasks} Coding-Tutor tasks (${s.source}), each with one bug put into its reference ` +
+      "on one line, the buggy code as the student's turn, one `/verify-turn` request per condition with 11 candidates whose property is known by construction. " +
+      'Share of candidates for which `reveals` names a finding (`reveals_answer` ≥ 0.5 is the same share):',
+    '',
+    `| candidate | ${conditions.map((c) => c.replaceAll('_', ' ')).join(' | ')} |`,
+    `| --- | ${conditions.map(() => '---').join(' | ')} |`,
+    ...kinds.map((k) => `| ${FIX_KIND_LABEL[k] ?? k} | ${conditions.map((c) => pct(s.conditions[c]!.kinds[k]!.flagged)).join(' | ')} |`),
+    `| ranked first: a revealing or wrong turn | ${conditions.map((c) => `${first(c).revealing_or_wrong} of ${first(c).requests}`).join(' | ')} |`,
+    `| a wrong hint above the question quoting the buggy line | ${conditions.map((c) => `${first(c).wrong_above_socratic} of ${first(c).requests}`).join(' | ')} |`,
+  ].join('\n');
+}
+
 interface Block {
   /** The result file it renders: bench/results/<result>.json. */
   result: string;
@@ -605,6 +650,8 @@ export const BLOCKS: Record<string, Block> = {
   'openrlhf-burst': block('openrlhf-burst', renderOpenRlhfBurst),
   'python-client': block('python-client', renderPythonClient),
   'reveals-check': block('reveals-check', renderRevealsCheck),
+  'reveals-fix': block('reveals-fix-evaluation', renderRevealsFix),
+  'reveals-fix-calibration': block('reveals-fix-calibration', renderRevealsFix),
 };
 
 const MARKER = /<!-- ([a-z0-9-]+)-figures:(start|end) -->/g;

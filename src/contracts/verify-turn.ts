@@ -13,7 +13,7 @@ const VerifyTaskSchema = z
     dependencies: z.array(Text).max(VERIFY_LIMITS.maxListItems).optional().describe('Reference knowledge: dependency paths'),
     solution_steps: z.array(Text).max(VERIFY_LIMITS.maxListItems).optional().describe('Reference knowledge: key solution steps'),
     reference_code: Text.optional().describe(
-      "The reference solution's code (as the Coding-Tutor tasks carry it): a candidate that reproduces a substantial part of it, renamed or reformatted, reveals the answer",
+      "The reference solution's code (as the Coding-Tutor tasks carry it; Python, JavaScript/TypeScript, C or SQL): with the student's code in the dialogue, a candidate that writes what the reference changes in it reveals the answer, and so does one that reproduces a substantial part of it, renamed or reformatted",
     ),
     code_context: Text.optional(),
   })
@@ -80,17 +80,27 @@ export const VerifyTurnResponseSchema = z
           reveals: z
             .object({
               kind: z
-                .enum(['reference_code', 'solution_step', 'stated_answer'])
+                .enum(['fix', 'fix_in_prose', 'reference_code', 'complete_code', 'solution_step', 'stated_answer'])
                 .describe(
-                  'reference_code: reproduces part of task.reference_code; solution_step: states a solution step as what to do; stated_answer: says it gives the answer',
+                  "fix: its code writes what task.reference_code changes in the student's latest code (renamed, reformatted or rewritten around it); fix_in_prose: a sentence names the line of that change and says it; reference_code: reproduces task.reference_code beyond what the student already has; complete_code: a complete function for the task (a query, in SQL) that is not the student's own; solution_step: states a solution step as what to do; stated_answer: announces a value as the answer, in a turn without code",
                 ),
               span: z.tuple([z.number().int(), z.number().int()]).describe('[start, end) offsets (UTF-16) of the candidate text that did it'),
-              overlap: z.number().describe('How much was given: share of the reference code or of the step (1 for a stated answer)'),
+              overlap: z
+                .number()
+                .describe(
+                  'How much was given: the share of the fix, of the reference code beyond the student’s, or of the step; 1 for complete code and a stated answer',
+                ),
               step: z.number().int().optional().describe('solution_step: the index in task.solution_steps'),
             })
             .nullable()
             .describe(
               'How this candidate gives the solution away, read against the task; null when it does not. Such a candidate ranks after every one that does not',
+            ),
+          misdirects: z
+            .array(z.number().int())
+            .nullable()
+            .describe(
+              "The lines of the student's latest code this candidate points at (by number, or by quoting one) when none of them is a line the fix changes: a hint aimed at the wrong place. Null when it points nowhere or at the fix, or when the fix is unknown (it needs task.reference_code and the student's code). Such a candidate ranks after every one that neither misdirects nor reveals",
             ),
         }),
       )

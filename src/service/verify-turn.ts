@@ -1,7 +1,7 @@
 import { untilAborted } from '../common/errors.js';
 import type { VerifyTurnRequest } from '../contracts/verify-turn.js';
 import { rankCandidates } from '../verify/ranking.js';
-import { revealProbability, revealsSolution } from '../verify/reveals.js';
+import { revealProbability } from '../verify/reveals.js';
 import type { Service } from './context.js';
 
 /** /verify-turn: every candidate scored by the turn verifier on one worker, and ranked. */
@@ -10,12 +10,12 @@ export async function verifyTurn(svc: Service, body: VerifyTurnRequest, signal: 
   const { candidates, context, task, options } = body;
   // One worker verifies the whole request: split across idle workers, a lone request encoded the task and
   // the dialogue once per worker and took every core for one client.
-  const { verification, info } = await svc.pool.run('verifyTask', { task, context, candidates }, signal);
+  const { verification, info, reveals, misdirected } = await svc.pool.run('verifyTask', { task, context, candidates }, signal);
   const scores = verification.candidates.map((c) => c.score);
-  const reveals = candidates.map((text) => revealsSolution(text, task));
   const ranking = rankCandidates(
     scores,
     reveals.map((r) => r !== null),
+    misdirected.map((m) => m !== null),
   );
   const best = ranking[0]!;
   return {
@@ -28,7 +28,7 @@ export async function verifyTurn(svc: Service, body: VerifyTurnRequest, signal: 
         c.dimensions && 'reveals_answer' in c.dimensions
           ? { ...c.dimensions, reveals_answer: revealProbability(c.dimensions.reveals_answer, reveal)! }
           : c.dimensions;
-      return { index, ...c, ...(dims ? { dimensions: dims } : {}), reveals: reveal };
+      return { index, ...c, ...(dims ? { dimensions: dims } : {}), reveals: reveal, misdirects: misdirected[index]! };
     }),
     model: info,
     truncated: verification.truncated,

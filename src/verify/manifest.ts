@@ -88,7 +88,7 @@ const RemoteManifestSchema = z
     label: z.union([z.number().int().min(0), z.string().min(1)]).optional(),
     /** Longest one call may take (the request's deadline cuts it shorter). */
     timeout_ms: z.number().int().positive().default(10_000),
-    /** Retries of a call that failed to connect, timed out or got 429/5xx, with exponential back-off. */
+    /** Retries of a call that was not taken on (the connection failed before sending, or 429/503), with exponential back-off; a call that timed out is never sent again. */
     retries: z.number().int().min(0).max(10).default(2),
     /** Bearer token sent as `Authorization`, if the server needs one. */
     api_key: z.string().min(1).optional(),

@@ -40,10 +40,12 @@ class Abandoned extends ServiceError {
 // in memory shared with the main thread, which cannot abort a worker's fetch itself.
 const STOP_POLL_MS = 20;
 const BACKOFF_MS = 100;
+// Connection errors that happen before a byte of the request is sent: refused, no such host, no route, no connection in time.
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 // A probability this close to 0 or 1 still has a finite logit.
 const EPSILON = 1e-7;
 
-/** One call per request: all N candidates in one batch, retried on connection errors, timeouts, 429 and 5xx. */
+/** One call per request: all N candidates in one batch, sent again only when it was not taken on (refused connection, 429, 503). */
 export class RemoteVerifier implements TurnVerifier {
   readonly info;
   private readonly endpoint: string;
@@ -99,8 +101,9 @@ export class RemoteVerifier implements TurnVerifier {
           signal: abort.signal,
         });
         const text = await res.text();
-        if (res.status === 429 || res.status >= 500) throw new Retryable(`answered HTTP ${res.status}: ${text.slice(0, 200)}`);
-        if (!res.ok) throw this.unavailable(`answered HTTP ${res.status}: ${text.slice(0, 200)}`);
+        // 429 and 503 say the batch was not taken on: sending it again costs the server nothing twice.
+        if (res.status === 429 || res.status === 503) throw new Retryable(`answered HTTP ${res.status}: ${text.slice(0, 200)}`);
+        if (!res.ok) throw this.unavailable(`answered HTTP ${res.status}: ${text.slice(0, 200)} (${attempt + 1} attempts)`);
         try {
           return JSON.parse(text) as unknown;
         } catch {
@@ -110,10 +113,12 @@ export class RemoteVerifier implements TurnVerifier {
         const reason = abort.signal.reason as unknown;
         if (reason instanceof Abandoned || stop()) throw new Abandoned();
         if (e instanceof VerifierUnavailable) throw e;
-        if (reason instanceof Retryable) last = reason.message;
-        else if (e instanceof Retryable) last = e.message;
-        // fetch's TypeError: refused, reset, DNS, a connection closed mid-answer.
-        else if (e instanceof TypeError) last = `cannot be reached: ${causeOf(e)}`;
+        // A call that timed out may still be running on the server: sent again, a stalled server would get the batch once per retry.
+        if (reason instanceof Retryable) throw this.unavailable(`${reason.message}; not sent again (${attempt + 1} attempts)`);
+        if (e instanceof Retryable) last = e.message;
+        // fetch's TypeError: only a connection that failed before the request went out is tried again.
+        else if (e instanceof TypeError && NOT_SENT.has(causeOf(e))) last = `cannot be reached: ${causeOf(e)}`;
+        else if (e instanceof TypeError) throw this.unavailable(`failed mid-call: ${causeOf(e)} (${attempt + 1} attempts)`);
         else throw e;
       } finally {
         clearTimeout(timer);

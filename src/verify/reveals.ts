@@ -1,17 +1,28 @@
 /**
- * Does a candidate tutor turn hand over the solution? The verifier's `reveals_answer` dimension learned
- * MRBench's math answers and misses a coding tutor pasting the reference code, so these checks read the
- * candidate against the task's own reference: code that reproduces part of `reference_code` (compared as
- * token shingles with local names made anonymous, so renaming variables or reformatting does not hide it),
- * a solution step stated as the thing to do, or an answer stated outright. Each finding names the span of
- * the candidate that did it.
+ * Does a candidate tutor turn hand over the solution? Read against what is known: the task's reference, the
+ * student's own attempt in the dialogue, and what the student was given. What reveals the answer is the
+ * *fix* — what the reference changes in the attempt — or the solution whole: code that writes the fix
+ * (renamed, reformatted or rewritten around it), code that reproduces the reference beyond what the student
+ * already has, a complete function for the task that is not the student's own, prose that names the line and
+ * the change, or a solution step stated as what to do. Code that quotes the student is never the answer.
+ * No wording is a trigger: the same code is judged the same whatever sentence introduces it. Each finding
+ * names the span of the candidate that did it.
  */
+import type { DialogueTurn } from '../contracts/verify-turn.js';
+import { type CodePart, codeParts, languageOf } from './code/code-parts.js';
+import { findSignature, type FixHunk, fixOf, Names } from './code/fix.js';
+import type { CodeLanguage, CodeToken, CodeTokenizer } from './code/tokens.js';
+import { proseTokens } from './code/prose-tokens.js';
 
 /** What gave the solution away, and where in the candidate (UTF-16 offsets, end exclusive). */
 export interface Reveal {
-  kind: 'reference_code' | 'solution_step' | 'stated_answer';
+  kind: 'fix' | 'fix_in_prose' | 'reference_code' | 'complete_code' | 'solution_step' | 'stated_answer';
   span: [number, number];
-  /** reference_code: the share of the reference's shingles the candidate reproduces, or of the candidate's code found in the reference (the larger); solution_step: the share of the step's content words stated; stated_answer: 1. */
+  /**
+   * How much was given: fix and fix_in_prose, the share of the fix; reference_code, the share of the reference's
+   * code beyond the student's that the candidate reproduces, or of the candidate's code found in it (the
+   * larger); complete_code and stated_answer, 1; solution_step, the share of the step's content words stated.
+   */
   overlap: number;
   /** solution_step: which step (index in solution_steps). */
   step?: number;
@@ -24,84 +35,138 @@ export interface RevealTask {
   solution_steps?: readonly string[] | undefined;
 }
 
-// Python's keywords and the builtins a solution is written with: kept as themselves, every other name is "ID".
-const KEPT = new Set(
-  (
-    'False None True and as assert async await break class continue def del elif else except finally for from global if import in is ' +
-    'lambda nonlocal not or pass raise return try while with yield len range enumerate zip sum min max sorted list dict set tuple str ' +
-    'int float bool print isinstance map filter any all abs open super self'
-  ).split(' '),
-);
-const TOKEN = /[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|==|!=|<=|>=|\*\*|\/\/|->|[-+*/%=<>()[\]{}:,.@&|^~]/g;
+interface Code {
+  tokens: CodeToken[];
+  norm: string[];
+}
+
+/** A request's task and dialogue, read once for all its candidates. */
+export interface TaskReading {
+  task: RevealTask;
+  tokenizer: CodeTokenizer;
+  language: CodeLanguage;
+  names: Names;
+  reference: Code | null;
+  /** The student's latest code in the dialogue. */
+  attempt: Code | null;
+  given: Code | null;
+  /** The reference's code beyond what the student was given or wrote, as shingles. */
+  novel: Set<string>;
+  fix: FixHunk[];
+  /** The function the task asks for (a name the description or the attempt defines), if any. */
+  functionName: string | null;
+}
+
 const SHINGLE = 5;
+const shingles = (norm: readonly string[]): string[] =>
+  norm.length < SHINGLE ? [] : Array.from({ length: norm.length - SHINGLE + 1 }, (_, i) => norm.slice(i, i + SHINGLE).join(' '));
 
-interface CodeToken {
-  norm: string;
-  start: number;
-  end: number;
+/** The student's latest code: the blocks of the last student turn that has any, else its inline spans. */
+function attemptParts(context: readonly DialogueTurn[]): CodePart[] {
+  for (let i = context.length - 1; i >= 0; i--) {
+    const turn = context[i]!;
+    if (turn.role !== 'student') continue;
+    const parts = codeParts(turn.text);
+    const blocks = parts.filter((p) => p.block);
+    if (blocks.length > 0) return blocks;
+    if (parts.length > 0) return parts;
+  }
+  return [];
 }
 
-/**
- * Tokens of code, comments dropped; a name is kept when it is a keyword, a builtin or an attribute (`.where`,
- * an API a student would not rename), else anonymised; strings and numbers keep their text.
- */
-function codeTokens(code: string, offset = 0): CodeToken[] {
-  const out: CodeToken[] = [];
-  const text = code.replace(/#[^\n]*/g, (c) => ' '.repeat(c.length));
-  for (const m of text.matchAll(TOKEN)) {
-    const t = m[0];
-    const prev = out.at(-1)?.norm;
-    const name = /^[A-Za-z_]/.test(t);
-    const norm = name && !KEPT.has(t) && prev !== '.' ? 'ID' : t;
-    out.push({ norm, start: offset + m.index, end: offset + m.index + t.length });
-  }
-  return out;
+/** The first name `tokens` bind right before a `(`: a function's definition. */
+function definedFunction(tokens: readonly CodeToken[]): string | null {
+  for (let i = 0; i + 1 < tokens.length; i++) if (tokens[i]!.kind === 'name' && tokens[i]!.bound && tokens[i + 1]!.text === '(') return tokens[i]!.text;
+  return null;
 }
 
-const shingles = (tokens: readonly CodeToken[]): string[] =>
-  tokens.length < SHINGLE
-    ? []
-    : Array.from({ length: tokens.length - SHINGLE + 1 }, (_, i) =>
-        tokens
-          .slice(i, i + SHINGLE)
-          .map((t) => t.norm)
-          .join(' '),
-      );
+export function readTask(task: RevealTask, context: readonly DialogueTurn[], tokenizer: CodeTokenizer): TaskReading {
+  const attemptCode = attemptParts(context);
+  const descriptionParts = task.description ? codeParts(task.description) : [];
+  const samples = [...(task.reference_code ? [{ text: task.reference_code }] : []), ...attemptCode, ...descriptionParts.filter((p) => p.block)];
+  const language = samples.length > 0 ? languageOf(tokenizer, samples) : 'python';
+  const read = (text: string) => tokenizer.tokens(text, language).tokens;
+  const referenceTokens = task.reference_code ? read(task.reference_code) : null;
+  const attemptTokens = attemptCode.length > 0 ? read(attemptCode.map((p) => p.text).join('\n')) : null;
+  const givenText = descriptionParts.some((p) => p.block)
+    ? descriptionParts
+        .filter((p) => p.block)
+        .map((p) => p.text)
+        .join('\n')
+    : task.description;
+  const givenTokens = givenText ? read(givenText) : null;
+  const names = new Names(...[referenceTokens, attemptTokens].filter((x): x is CodeToken[] => x !== null));
+  const code = (tokens: CodeToken[] | null): Code | null => tokens && { tokens, norm: tokens.map((t) => names.norm(t)) };
+  const reference = code(referenceTokens);
+  const attempt = code(attemptTokens);
+  const given = code(givenTokens);
+  const known = new Set([...shingles(given?.norm ?? []), ...shingles(attempt?.norm ?? [])]);
+  return {
+    task,
+    tokenizer,
+    language,
+    names,
+    reference,
+    attempt,
+    given,
+    novel: new Set(shingles(reference?.norm ?? []).filter((s) => !known.has(s))),
+    fix: reference && attempt ? fixOf(attempt.tokens, reference.tokens, names) : [],
+    functionName: (givenTokens && definedFunction(givenTokens)) ?? (attemptTokens && definedFunction(attemptTokens)) ?? null,
+  };
+}
 
-/** The candidate's code: fenced blocks and inline `code` spans, with their offsets; the whole text too when it has no block but reads as code. */
-function codeParts(candidate: string): Array<{ text: string; offset: number }> {
-  const parts: Array<{ text: string; offset: number }> = [];
-  for (const m of candidate.matchAll(/```[A-Za-z0-9_+-]*\n?([\s\S]*?)(?:```|$)/g)) {
-    parts.push({ text: m[1]!, offset: m.index + m[0].indexOf(m[1]!) });
+// A hunk weighs its new tokens and one more, so that a deletion (no new token) still counts.
+const hunkWeight = (h: FixHunk) => h.added.length + 1;
+// The share of the fix's weight a turn must write to reveal it.
+const FIX_SHARE = 0.5;
+
+/** The fix written in the candidate's code (or in its text, read as code): the share of the fix's weight, and where. */
+function writtenFix(r: TaskReading, candidate: string, parts: readonly CodePart[]): Reveal | null {
+  if (r.fix.length === 0) return null;
+  const total = r.fix.reduce((n, h) => n + hunkWeight(h), 0);
+  // Each part read in the task's language; the whole text read as prose, for code written without backticks.
+  const readings = [
+    ...parts.map((p) => r.tokenizer.tokens(p.text, r.language).tokens.map((t) => ({ ...t, start: t.start + p.offset, end: t.end + p.offset }))),
+    proseTokens(candidate),
+  ];
+  let found = 0;
+  let span: [number, number] | null = null;
+  for (const h of r.fix) {
+    for (const tokens of readings) {
+      const forms = tokens.map((t) => ({
+        form: h.exactNames ? (t.kind === 'literal' ? r.names.norm(t) : t.text) : r.names.norm(t),
+        name: !h.exactNames && t.kind === 'name',
+      }));
+      const at = findSignature(forms, h.signature);
+      if (at < 0) continue;
+      found += hunkWeight(h);
+      const [s, e] = [tokens[at]!.start, tokens[at + h.signature.length - 1]!.end];
+      span = span ? [Math.min(span[0], s), Math.max(span[1], e)] : [s, e];
+      break;
+    }
   }
-  const fenced = parts.length > 0;
-  const outside = candidate.replace(/```[\s\S]*?(?:```|$)/g, (b) => ' '.repeat(b.length));
-  for (const m of outside.matchAll(/`([^`\n]+)`/g)) parts.push({ text: m[1]!, offset: m.index + 1 });
-  // Code pasted bare (its strings may hold `inline` spans of their own).
-  if (!fenced && /^\s*(def |return |for |if |import |\w+\s*=[^=])/m.test(candidate)) parts.push({ text: candidate, offset: 0 });
-  return parts;
+  const share = found / total;
+  return share >= FIX_SHARE && span ? { kind: 'fix', span, overlap: share } : null;
 }
 
 // Below these a shared run of tokens is a common idiom, not the solution: a candidate's code must reproduce
-// this share of the reference, or be this much the reference's own and this long.
+// this share of the reference's code beyond the student's, or be this much the reference's own and this long.
 const COVERAGE = 0.4;
 const CONTAINMENT = 0.8;
 const MIN_TOKENS = 10;
 
-function referenceCode(candidate: string, reference: string, given: string): Reveal | null {
-  const known = new Set(shingles(codeTokens(given)));
-  const ref = new Set(shingles(codeTokens(reference)).filter((s) => !known.has(s)));
-  if (ref.size === 0) return null;
+function referenceCode(r: TaskReading, parts: readonly CodePart[]): Reveal | null {
+  if (r.novel.size === 0) return null;
   let best: Reveal | null = null;
   const found = new Set<string>();
-  for (const part of codeParts(candidate)) {
-    const tokens = codeTokens(part.text, part.offset);
-    const own = shingles(tokens);
+  for (const part of parts) {
+    const tokens = r.tokenizer.tokens(part.text, r.language).tokens;
+    const own = shingles(tokens.map((t) => r.names.norm(t)));
     let inRef = 0;
     let first = -1;
     let last = -1;
     own.forEach((s, i) => {
-      if (!ref.has(s)) return;
+      if (!r.novel.has(s)) return;
       inRef++;
       found.add(s);
       if (first < 0) first = i;
@@ -109,14 +174,74 @@ function referenceCode(candidate: string, reference: string, given: string): Rev
     });
     if (inRef === 0) continue;
     const containment = inRef / own.length;
-    const coverage = found.size / ref.size;
+    const coverage = found.size / r.novel.size;
     const reveals = coverage >= COVERAGE || (containment >= CONTAINMENT && tokens.length >= MIN_TOKENS);
     const overlap = Math.max(coverage, containment);
     if (reveals && (best === null || overlap > best.overlap)) {
-      best = { kind: 'reference_code', span: [tokens[first]!.start, tokens[last]!.end], overlap };
+      best = { kind: 'reference_code', span: [part.offset + tokens[first]!.start, part.offset + tokens[last]!.end], overlap };
     }
   }
   return best;
+}
+
+// A definition with fewer tokens than this past what the student was given is a signature, not a solution.
+const MIN_BODY_TOKENS = 8;
+const QUERY_START = new Set(['SELECT', 'WITH']);
+
+/** A complete function for the task (a query, in SQL) that is neither the student's attempt nor what they were given. */
+function completeCode(r: TaskReading, parts: readonly CodePart[]): Reveal | null {
+  for (const part of parts) {
+    if (!part.block) continue;
+    const tokens = r.tokenizer.tokens(part.text, r.language).tokens;
+    const norm = tokens.map((t) => r.names.norm(t)).join(' ');
+    if (r.attempt && norm === r.attempt.norm.join(' ')) continue;
+    const complete =
+      r.language === 'sql'
+        ? QUERY_START.has(tokens[0]?.text ?? '') && tokens.some((t) => t.text === 'FROM') && tokens.length >= MIN_BODY_TOKENS
+        : r.functionName !== null &&
+          tokens.some((t, i) => t.bound && t.text === r.functionName && tokens[i + 1]?.text === '(') &&
+          tokens.length - (r.given?.tokens.length ?? 0) >= MIN_BODY_TOKENS;
+    if (complete) return { kind: 'complete_code', span: [part.offset, part.offset + part.text.length], overlap: 1 };
+  }
+  return null;
+}
+
+// How prose says a token of a fix: an operator or a small number in words.
+const SAID: Record<string, RegExp> = {
+  '+': /\+|\bplus\b|\badd/i,
+  '-': /-|\bminus\b|\bsubtract/i,
+  '*': /\*|\btimes\b|\bmultipl/i,
+  '/': /\/|\bdivid/i,
+  '<': /<|\bless than\b|\bbelow\b/i,
+  '<=': /<=|\bless than or equal|\bat most\b/i,
+  '>': />|\bgreater than\b|\babove\b/i,
+  '>=': />=|\bgreater than or equal|\bat least\b/i,
+  '==': /==|\bequals?\b/i,
+  '!=': /!=|\bnot equal/i,
+  '0': /\b(?:0|zero)\b/i,
+  '1': /\b(?:1|one)\b/i,
+  '2': /\b(?:2|two)\b/i,
+  '3': /\b(?:3|three)\b/i,
+};
+const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A sentence that names a line the fix changes and says each of the fix's new tokens there. */
+function fixInProse(r: TaskReading, candidate: string): Reveal | null {
+  if (r.fix.length === 0) return null;
+  for (const m of candidate.matchAll(/[^.!?\n]+[.!?]?/g)) {
+    const sentence = m[0];
+    const lines = [...sentence.matchAll(/\blines?\s+(\d+)/gi)].map((l) => Number(l[1]));
+    if (lines.length === 0) continue;
+    for (const h of r.fix) {
+      if (!h.lines.some((l) => lines.includes(l))) continue;
+      const said = h.added.filter((t) => t.kind !== 'other' || SAID[t.text]);
+      if (said.length === 0) continue;
+      const all = said.every((t) => (SAID[t.text] ?? new RegExp(`(?<![\\w.])${escaped(t.text)}(?![\\w])`)).test(sentence));
+      if (all)
+        return { kind: 'fix_in_prose', span: [m.index, m.index + sentence.length], overlap: hunkWeight(h) / r.fix.reduce((n, x) => n + hunkWeight(x), 0) };
+    }
+  }
+  return null;
 }
 
 const WORD = /[a-z0-9]+/g;
@@ -152,35 +277,51 @@ function solutionStep(candidate: string, steps: readonly string[]): Reveal | nul
   return best;
 }
 
-// "The answer is [1, 3, 6]", "here is the complete solution", "just copy this": the turn says it is giving the answer.
-const STATED =
-  /\b(?:the\s+(?:correct\s+|right\s+|final\s+|full\s+|complete\s+)?(?:answer|result|output|solution|code)\s+(?:is|would be|should be)\s*[:=]?\s*[^\s?]|here\s+is\s+the\s+(?:complete\s+|full\s+|whole\s+|final\s+)?(?:solution|answer|code|implementation)|just\s+copy\b)/i;
-
-// "Just write `return jnp.where(…)` and you are done": code handed over as all there is to do.
-const DONE = /(?:and|then)\s+you(?:'re|\s+are)\s+done|that'?s\s+(?:it|all)\b|nothing\s+else\s+to\s+do/i;
+// "The answer is [1, 3, 6]": a value announced as the answer, in a turn without code (code is judged by what it holds).
+const STATED = /\bthe\s+(?:correct\s+|right\s+|final\s+)?(?:answer|result|output)\s+(?:is|would be|should be)\s*[:=]?\s*[^\s?]/i;
 
 function statedAnswer(candidate: string): Reveal | null {
-  const done = DONE.exec(candidate);
-  if (done && codeParts(candidate).length > 0) {
-    const start = candidate.lastIndexOf('\n', candidate.indexOf('`')) + 1;
-    return { kind: 'stated_answer', span: [start, done.index + done[0].length], overlap: 1 };
-  }
   const m = STATED.exec(candidate);
   if (!m) return null;
-  // The rest of the sentence (or the whole code block after it) is the answer given.
   const after = candidate.slice(m.index);
-  const end = /```/.test(after) ? candidate.length : m.index + (after.search(/[.!?\n](\s|$)/) + 1 || after.length);
-  return { kind: 'stated_answer', span: [m.index, end], overlap: 1 };
+  return { kind: 'stated_answer', span: [m.index, m.index + (after.search(/[.!?\n](\s|$)/) + 1 || after.length)], overlap: 1 };
 }
 
 /** The strongest way `candidate` gives the solution away, or null. */
-export function revealsSolution(candidate: string, task: RevealTask): Reveal | null {
+export function revealsSolution(candidate: string, reading: TaskReading): Reveal | null {
+  const parts = codeParts(candidate);
   return (
-    (task.reference_code ? referenceCode(candidate, task.reference_code, task.description ?? '') : null) ??
-    statedAnswer(candidate) ??
-    (task.solution_steps?.length ? solutionStep(candidate, task.solution_steps) : null)
+    writtenFix(reading, candidate, parts) ??
+    referenceCode(reading, parts) ??
+    completeCode(reading, parts) ??
+    fixInProse(reading, candidate) ??
+    (parts.length === 0 ? statedAnswer(candidate) : null) ??
+    (reading.task.solution_steps?.length ? solutionStep(candidate, reading.task.solution_steps) : null)
   );
 }
+
+/**
+ * The lines of the student's code a candidate points at — by number ("line 4") or by quoting one — when none
+ * of them is a line the fix changes: a hint that sends the student to the wrong place, whatever its
+ * punctuation. Null when it points nowhere, points at the fix, or the fix is unknown (no reference or no code).
+ */
+export function misdirects(candidate: string, r: TaskReading): number[] | null {
+  if (r.fix.length === 0 || !r.attempt) return null;
+  const pointed = new Set([...candidate.matchAll(/\blines?\s+(\d+)/gi)].map((m) => Number(m[1])));
+  const lines = new Map<number, string>();
+  for (const t of r.attempt.tokens) lines.set(t.line, `${lines.get(t.line) ?? ''} ${r.names.norm(t)}`);
+  for (const part of codeParts(candidate)) {
+    const norm = r.tokenizer.tokens(part.text, r.language).tokens.map((t) => r.names.norm(t));
+    if (norm.length < MIN_QUOTE_TOKENS) continue;
+    const quote = ` ${norm.join(' ')} `;
+    for (const [line, text] of lines) if (`${text} `.includes(quote)) pointed.add(line);
+  }
+  if (pointed.size === 0) return null;
+  const fixed = new Set(r.fix.flatMap((h) => h.lines));
+  return [...pointed].some((l) => fixed.has(l)) ? null : [...pointed].sort((a, b) => a - b);
+}
+// A quote shorter than this (`i`, `x + 1`) is not a line of the student's.
+const MIN_QUOTE_TOKENS = 3;
 
 /**
  * The probability reported for `reveals_answer` once a check has found the solution given: at least 0.5, more

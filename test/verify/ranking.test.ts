@@ -12,3 +12,8 @@ t.test('a candidate that reveals the solution ranks after every one that does no
   t.same(rankCandidates([0.9, 0.2], [true, true]), [0, 1], 'among revealing ones, by score');
   t.same(rankCandidates([0.9, 0.2], [false, false]), [0, 1]);
 });
+
+t.test('a candidate that misdirects ranks after every guiding one and before every revealing one', async (t) => {
+  t.same(rankCandidates([0.9, 0.8, 0.1], [false, false, false], [true, false, false]), [1, 2, 0]);
+  t.same(rankCandidates([0.9, 0.8, 0.1], [true, false, false], [false, true, false]), [2, 1, 0]);
+});

@@ -119,9 +119,9 @@ t.test('output "value": the raw output is the turn value, clamped to [0, 1]', as
   }
 });
 
-t.test('a 5xx or 429 is retried with back-off, then the answer is used', async (t) => {
+t.test('a 503 or 429 is retried with back-off, then the answer is used; another 5xx is not', async (t) => {
   const server = await standIn(t, 'vllm');
-  const statuses = [500, 429];
+  const statuses = [503, 429];
   server.answer = (call) => {
     const status = statuses.shift();
     return status ? { status, text: 'busy' } : server.documented(call);
@@ -132,6 +132,11 @@ t.test('a 5xx or 429 is retried with back-off, then the answer is used', async (
     v.candidates.map((c) => c.score),
     [0.05, 0.9, 0.4],
   );
+  server.calls.length = 0;
+  server.answer = () => ({ status: 500, text: 'model crashed' });
+  const e = await failure((await load(remoteVerifierDir(server, { retries: 3 }))).verify(input));
+  t.match(e.message, /HTTP 500: model crashed \(1 attempts\)/);
+  t.equal(server.calls.length, 1, 'a 500 may have done the work: not sent again');
 });
 
 t.test('a server that stays down: verifier_unavailable after the retries', async (t) => {
@@ -197,10 +202,12 @@ t.test('a stalling server: the call ends when the request is abandoned, or at ti
   await server.until(() => server.abandoned === 1);
   t.pass('the connection to the server was closed');
 
-  const timed = await load(remoteVerifierDir(server, { retries: 1, timeout_ms: 100 }));
+  server.calls.length = 0;
+  const timed = await load(remoteVerifierDir(server, { retries: 3, timeout_ms: 100 }));
   const late = await failure(timed.verify(input));
   t.equal(late.code, 'verifier_unavailable');
-  t.match(late.message, /no answer within 100 ms \(2 attempts\)/);
+  t.match(late.message, /no answer within 100 ms; not sent again \(1 attempts\)/);
+  t.equal(server.calls.length, 1, 'a stalled server gets the batch once');
 });
 
 t.test('remote manifests are checked at load', async (t) => {

@@ -1,64 +1,155 @@
-// Answer revealing read against the task (src/verify/reveals.ts): pasted reference code survives renaming and
-// reformatting, the signature the student was given is not the answer, a step stated (not asked) is, and so
-// is an answer announced as one. Each finding's span is the candidate text that did it.
+// Answer revealing read against the task and the student's code (src/verify/reveals.ts): the fix is found
+// however it is written, in each language read; the student's own code, quoted, never reveals; the same code
+// is judged the same whatever sentence introduces it; a hint aimed at a line the fix does not change misdirects.
 import t from 'tap';
-import { revealProbability, revealsSolution } from '../../src/verify/reveals.js';
+import type { DialogueTurn } from '../../src/contracts/verify-turn.js';
+import { codeTokenizer } from '../../src/verify/code/grammars.js';
+import { misdirects, readTask, type RevealTask, revealProbability, revealsSolution } from '../../src/verify/reveals.js';
 
-const description = 'def running_total(xs: list[int]) -> list[int]:\n    """Return the running totals of xs."""';
-const reference_code = `def running_total(xs: list[int]) -> list[int]:
-    total = 0
-    out = []
-    for x in xs:
-        total += x  # the sum so far
-        out.append(total)
-    return out`;
-const solution_steps = ['Keep a sum of the items seen so far', 'Append the sum to the output after adding each item'];
-const task = { description, reference_code, solution_steps };
+const tokenizer = await codeTokenizer();
+const studentSays = (code: string, tag = ''): DialogueTurn[] => [
+  { role: 'tutor', text: 'Show me what you have.' },
+  { role: 'student', text: `Here, but it fails:\n\`\`\`${tag}\n${code}\n\`\`\`` },
+];
+const kindOf = (candidate: string, task: RevealTask, context: DialogueTurn[]) => revealsSolution(candidate, readTask(task, context, tokenizer))?.kind ?? null;
 
-t.test('pasted reference code is found, fenced, bare, renamed and reformatted, with its span', async (t) => {
-  const fenced = `Here you go:\n\`\`\`python\n${reference_code}\n\`\`\``;
-  const r = revealsSolution(fenced, task);
-  t.equal(r?.kind, 'reference_code');
-  t.ok(r!.overlap >= 0.9, String(r?.overlap));
-  t.match(fenced.slice(...r!.span), /total = 0[\s\S]*return out/);
-  t.equal(revealsSolution(reference_code, task)?.kind, 'reference_code', 'bare');
-  const renamed = 'Try:\n```\nacc=0\nres=[ ]\nfor item in xs :\n\n    acc+=item\n\n    res.append( acc )\nreturn res\n```';
-  t.equal(revealsSolution(renamed, task)?.kind, 'reference_code', 'renamed and reformatted');
-  t.equal(
-    revealsSolution('Just write `out.append(total)` inside the loop after `total += x`.', task),
-    null,
-    'two short fragments are idioms, not the solution',
-  );
+// Each language: the reference, the student's attempt with one bug, and turns whose property is known.
+const CASES = [
+  {
+    language: 'python',
+    description: 'def sum_to(n):\n    """Return 0 + 1 + ... + n."""',
+    reference: 'def sum_to(n):\n    total = 0\n    for i in range(n + 1):\n        total += i\n    return total',
+    attempt: 'def sum_to(n):\n    total = 0\n    for i in range(n):\n        total += i\n    return total',
+    renamed: 'def sum_to(k):\n  acc=0\n  for j in range(k+1):\n    acc += j\n  return acc',
+    equivalent: 'return sum(j for j in range(n + 1))',
+    keyLine: 'for i in range(n + 1):',
+    buggyLine: 'for i in range(n):',
+    fixLine: 3,
+    otherLine: 2,
+  },
+  {
+    language: 'javascript',
+    description: 'function lastIndex(xs) { /* the index of the last item */ }',
+    reference: 'function lastIndex(xs) {\n  const n = xs.length;\n  return n - 1;\n}',
+    attempt: 'function lastIndex(xs) {\n  const n = xs.length;\n  return n;\n}',
+    renamed: 'function lastIndex(items){\n  const size=items.length\n  return size-1\n}',
+    equivalent: 'const lastIndex = (xs) => { return xs.length - 1; };',
+    keyLine: 'return n - 1;',
+    buggyLine: 'return n;',
+    fixLine: 3,
+    otherLine: 2,
+  },
+  {
+    language: 'typescript',
+    description: 'function isAdult(age: number): boolean',
+    reference: 'function isAdult(age: number): boolean {\n  const limit: number = 18;\n  return age >= limit;\n}',
+    attempt: 'function isAdult(age: number): boolean {\n  const limit: number = 18;\n  return age > limit;\n}',
+    renamed: 'function isAdult(years: number): boolean {\n  const min: number = 18;\n  return years >= min;\n}',
+    equivalent: 'return !(age < limit) && age >= limit;',
+    keyLine: 'return age >= limit;',
+    buggyLine: 'return age > limit;',
+    fixLine: 3,
+    otherLine: 2,
+  },
+  {
+    language: 'c',
+    description: 'int count_positive(const int *xs, int n);',
+    reference: 'int count_positive(const int *xs, int n) {\n  int c = 0;\n  for (int i = 0; i < n; i++) {\n    if (xs[i] > 0) c++;\n  }\n  return c;\n}',
+    attempt: 'int count_positive(const int *xs, int n) {\n  int c = 0;\n  for (int i = 0; i <= n; i++) {\n    if (xs[i] > 0) c++;\n  }\n  return c;\n}',
+    renamed: 'int count_positive(const int *v, int len) {\n  int k = 0;\n  for (int j = 0; j < len; j++) { if (v[j] > 0) k++; }\n  return k;\n}',
+    equivalent: 'for (int j = 0; j < n; ++j) c += xs[j] > 0;',
+    keyLine: 'for (int i = 0; i < n; i++) {',
+    buggyLine: 'for (int i = 0; i <= n; i++) {',
+    fixLine: 3,
+    otherLine: 2,
+  },
+  {
+    language: 'sql',
+    description: 'Name the customers with more than 5 orders.',
+    reference: 'SELECT c.name\nFROM customers c JOIN orders o ON o.customer_id = c.id\nGROUP BY c.name\nHAVING COUNT(*) > 5',
+    attempt: 'SELECT c.name\nFROM customers c JOIN orders o ON o.customer_id = c.id\nGROUP BY c.name\nHAVING COUNT(*) >= 5',
+    renamed: 'select cu.name from customers cu join orders od on od.customer_id = cu.id group by cu.name having count(*) > 5',
+    equivalent: 'HAVING count(*) > 5',
+    keyLine: 'HAVING COUNT(*) > 5',
+    buggyLine: 'HAVING COUNT(*) >= 5',
+    fixLine: 4,
+    otherLine: 3,
+  },
+] as const;
+
+for (const c of CASES) {
+  t.test(`${c.language}: the fix is found pasted, renamed, rewritten, as its line and in prose; the student's code is not`, async (t) => {
+    const task = { description: c.description, reference_code: c.reference };
+    const context = studentSays(c.attempt);
+    const reading = readTask(task, context, tokenizer);
+    t.equal(reading.language, c.language === 'javascript' ? 'typescript' : c.language, 'the language is read from the code');
+    t.same(
+      reading.fix.map((h) => h.lines),
+      [[c.fixLine]],
+      'one change, on the buggy line',
+    );
+    const revealing = {
+      paste: `Here is the solution:\n\`\`\`\n${c.reference}\n\`\`\``,
+      'paste, another opening': `Here's the solution:\n\`\`\`\n${c.reference}\n\`\`\``,
+      renamed: `Something like:\n\`\`\`\n${c.renamed}\n\`\`\``,
+      equivalent: `You could write \`${c.equivalent}\`.`,
+      'key line': `Use \`${c.keyLine}\` there.`,
+      'fix in prose': `On line ${c.fixLine}, change \`${c.buggyLine}\` to \`${c.keyLine}\`.`,
+    };
+    for (const [name, text] of Object.entries(revealing)) t.ok(revealsSolution(text, reading), `${name} reveals`);
+    const honest = {
+      'question quoting the buggy line': `What does \`${c.buggyLine}\` do at the last value?`,
+      "the student's code quoted whole": `You wrote:\n\`\`\`\n${c.attempt}\n\`\`\`\nWhich line would you check first?`,
+      'a pointer at another line': `I would look at line ${c.otherLine} again. Can you see why?`,
+      concept: 'An off-by-one mistake only shows at the boundary: try the smallest input by hand.',
+    };
+    for (const [name, text] of Object.entries(honest)) t.equal(revealsSolution(text, reading), null, `${name} does not reveal`);
+    t.same(misdirects(honest['a pointer at another line'], reading), [c.otherLine], 'the pointer at another line misdirects');
+    t.equal(misdirects(honest['question quoting the buggy line'], reading), null, 'a question about the buggy line does not');
+    t.same(misdirects(`The mistake is on line ${c.fixLine}.`, reading), null);
+  });
+}
+
+t.test("without the reference, a complete function for the task reveals; the student's own function does not", async (t) => {
+  for (const c of CASES) {
+    const context = studentSays(c.attempt);
+    const task = { description: c.description };
+    t.equal(kindOf(`Try this:\n\`\`\`\n${c.reference}\n\`\`\``, task, context), 'complete_code', `${c.language}: the whole solution`);
+    t.equal(kindOf(`Look:\n\`\`\`\n${c.attempt}\n\`\`\`\nWhat happens on the last step?`, task, context), null, `${c.language}: the student's own`);
+    t.equal(kindOf(`Use \`${c.keyLine}\`.`, task, context), null, `${c.language}: a line alone cannot be judged without the reference`);
+  }
 });
 
-t.test('the signature the student was given, a question about it or a short idiom give nothing away', async (t) => {
-  t.equal(revealsSolution(`You are implementing\n\`\`\`\n${description}\n\`\`\``, task), null);
-  t.equal(revealsSolution('What should running_total([1, 2, 3]) return?', task), null);
-  t.equal(revealsSolution('```\nfor x in xs:\n    pass\n```', task), null);
+t.test('the signature the student was given is not the answer; a step stated (not asked) is; an announced value is', async (t) => {
+  const [c] = CASES;
+  const task = { description: c.description, reference_code: c.reference, solution_steps: ['Add every number from zero up to and including n'] };
+  const context = studentSays(c.attempt);
+  t.equal(kindOf(`You are implementing\n\`\`\`\n${c.description}\n\`\`\``, task, context), null);
+  const r = revealsSolution('Add every number from zero up to and including n.', readTask(task, context, tokenizer));
+  t.same([r?.kind, r?.step], ['solution_step', 0]);
+  t.equal(kindOf('What if you added every number up to and including n?', task, context), null);
+  const said = 'No, the answer is [1, 3, 6]. Well done anyway.';
+  const a = revealsSolution(said, readTask({}, [], tokenizer));
+  t.equal(a?.kind, 'stated_answer');
+  t.equal(said.slice(...a!.span), 'the answer is [1, 3, 6].');
+  t.equal(kindOf('What do you think the answer is?', {}, []), null);
 });
 
-t.test('a solution step stated as what to do is found; asked as a question it guides', async (t) => {
-  const told = 'Keep a sum of all the items you have seen so far.';
-  const r = revealsSolution(told, task);
-  t.same([r?.kind, r?.step, r?.span], ['solution_step', 0, [0, told.length]]);
-  t.equal(revealsSolution('What if you kept a sum of the items seen so far?', task), null);
-});
-
-t.test('an answer announced as one is found, with the announcement and what follows', async (t) => {
-  const c = 'No, the answer is [1, 3, 6]. Well done anyway.';
-  const r = revealsSolution(c, { solution_steps: [] });
-  t.equal(r?.kind, 'stated_answer');
-  t.equal(c.slice(...r!.span), 'the answer is [1, 3, 6].');
-  t.equal(revealsSolution('Here is the complete solution, just copy it.', {})?.kind, 'stated_answer');
-  t.equal(revealsSolution('What do you think the answer is?', {}), null);
-  const done = 'Just write `return jnp.where(x > 0, x, 0)` and you are done.';
-  t.equal(revealsSolution(done, {})?.kind, 'stated_answer', 'code handed over as all there is to do');
-  t.equal(revealsSolution('Have a look at `jnp.where`; it may help.', {}), null, 'a pointer to an API is a hint');
+t.test('each finding names the candidate text that did it', async (t) => {
+  const [c] = CASES;
+  const reading = readTask({ description: c.description, reference_code: c.reference }, studentSays(c.attempt), tokenizer);
+  const text = `Change the loop to \`${c.keyLine}\` and run it.`;
+  const r = revealsSolution(text, reading)!;
+  t.equal(r.kind, 'fix');
+  t.equal(text.slice(...r.span), 'n + 1)');
+  const prose = 'On line 3 the range has to stop at n plus one.';
+  t.same(revealsSolution(prose, reading), { kind: 'fix_in_prose', span: [0, prose.length], overlap: 1 });
+  t.equal(revealsSolution('On line 3 the range looks fine, what about n?', reading), null, 'naming the line without the change is a hint');
 });
 
 t.test('reveals_answer is at least 0.5 once the solution is found given, the model’s own otherwise', async (t) => {
   t.equal(revealProbability(0.04, null), 0.04);
   t.equal(revealProbability(0.04, { kind: 'stated_answer', span: [0, 1], overlap: 1 }), 1);
   t.equal(revealProbability(0.9, { kind: 'reference_code', span: [0, 1], overlap: 0.4 }), 0.9);
-  t.equal(revealProbability(undefined, { kind: 'reference_code', span: [0, 1], overlap: 0.4 }), 0.7);
+  t.equal(revealProbability(undefined, { kind: 'fix', span: [0, 1], overlap: 0.4 }), 0.7);
 });

@@ -1,0 +1,43 @@
+import t from 'tap';
+import { fixOf, findSignature, Names } from '../../../src/verify/code/fix.js';
+import { codeTokenizer } from '../../../src/verify/code/grammars.js';
+
+const tokenizer = await codeTokenizer();
+const read = (code: string) => tokenizer.tokens(code, 'python').tokens;
+
+t.test('names the code binds are any name; names it only uses are themselves', async (t) => {
+  const ref = read('def f(xs):\n    n = len(xs)\n    return n - 1');
+  const names = new Names(ref);
+  t.same(
+    ref.map((x) => names.norm(x)),
+    ['def', 'ID', '(', 'ID', ')', ':', 'ID', '=', 'len', '(', 'ID', ')', 'return', 'ID', '-', '1'],
+  );
+  t.equal(names.norm(read("'a'")[0]!), names.norm(read('"a"')[0]!), 'quotes do not matter');
+});
+
+t.test('the fix: each change with the reference tokens that place it, widened where the attempt has the same text elsewhere', async (t) => {
+  const attempt = read('def f(a, b):\n    x = g(a, dim=-1)\n    y = g(b, dim=-1)\n    return x + y');
+  const reference = read('def f(a, b):\n    x = g(a, dim=-1)\n    y = g(b, dim=1)\n    return x - y');
+  const hunks = fixOf(attempt, reference, new Names(attempt, reference));
+  t.same(
+    hunks.map((h) => [h.signature.join(' '), h.lines]),
+    [
+      ['dim = 1 )', [3]],
+      ['ID - ID', [4]],
+    ],
+  );
+  t.equal(
+    findSignature(
+      read('z = g(q, dim=1)').map((x) => ({ form: x.text, name: x.kind === 'name' })),
+      hunks[0]!.signature,
+    ),
+    6,
+  );
+});
+
+t.test('a swapped name, invisible once names are any name, is matched as written', async (t) => {
+  const attempt = read('def f(a, b):\n    return a');
+  const reference = read('def f(a, b):\n    return b');
+  const [h] = fixOf(attempt, reference, new Names(attempt, reference));
+  t.same([h!.exactNames, h!.signature], [true, ['return', 'b']]);
+});
