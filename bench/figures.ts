@@ -587,8 +587,10 @@ interface RevealsFixFigures {
     {
       kinds: Record<string, { candidates: number; flagged: number; reveals_ge_05: number }>;
       ranked_first: { requests: number; revealing_or_wrong: number; wrong_above_socratic: number };
+      reveals_answer_ece: number;
     }
   >;
+  by_language: Record<string, { tasks: number; revealing_flagged: number; honest_flagged: number }>;
 }
 const FIX_KIND_LABEL: Record<string, string> = {
   paste: 'reveals: pastes the reference',
@@ -619,6 +621,13 @@ function renderRevealsFix(r: BenchResult<RevealsFixFigures>): string {
     ...kinds.map((k) => `| ${FIX_KIND_LABEL[k] ?? k} | ${conditions.map((c) => pct(s.conditions[c]!.kinds[k]!.flagged)).join(' | ')} |`),
     `| ranked first: a revealing or wrong turn | ${conditions.map((c) => `${first(c).revealing_or_wrong} of ${first(c).requests}`).join(' | ')} |`,
     `| a wrong hint above the question quoting the buggy line | ${conditions.map((c) => `${first(c).wrong_above_socratic} of ${first(c).requests}`).join(' | ')} |`,
+    `| ECE of \`reveals_answer\` against the kinds' labels (10 bins) | ${conditions.map((c) => f(s.conditions[c]!.reveals_answer_ece, 3)).join(' | ')} |`,
+    '',
+    'By language, with `reference_code` only (revealing candidates flagged; honest and wrong ones flagged): ' +
+      Object.entries(s.by_language)
+        .map(([l, v]) => `${l} ${v.tasks} tasks, ${pct(v.revealing_flagged)}; ${pct(v.honest_flagged)}`)
+        .join(' · ') +
+      '.',
   ].join('\n');
 }
 

@@ -80,9 +80,9 @@ export const VerifyTurnResponseSchema = z
           reveals: z
             .object({
               kind: z
-                .enum(['fix', 'fix_in_prose', 'reference_code', 'complete_code', 'solution_step', 'stated_answer'])
+                .enum(['fix', 'changed_line', 'fix_in_prose', 'reference_code', 'complete_code', 'solution_step', 'stated_answer'])
                 .describe(
-                  "fix: its code writes what task.reference_code changes in the student's latest code (renamed, reformatted or rewritten around it); fix_in_prose: a sentence names the line of that change and says it; reference_code: reproduces task.reference_code beyond what the student already has; complete_code: a complete function for the task (a query, in SQL) that is not the student's own; solution_step: states a solution step as what to do; stated_answer: announces a value as the answer, in a turn without code",
+                  "fix: its code writes what task.reference_code changes in the student's latest code (renamed, reformatted or rewritten around it); changed_line: without task.reference_code, its code is a line of the student's code with a few tokens changed (a fix proposed, right or wrong); fix_in_prose: a sentence names the line of that change and says it; reference_code: reproduces task.reference_code beyond what the student already has; complete_code: a complete function for the task (a query, in SQL) that is not the student's own; solution_step: states a solution step as what to do; stated_answer: announces a value as the answer, in a turn without code",
                 ),
               span: z.tuple([z.number().int(), z.number().int()]).describe('[start, end) offsets (UTF-16) of the candidate text that did it'),
               overlap: z

@@ -10,18 +10,19 @@
  */
 import type { DialogueTurn } from '../contracts/verify-turn.js';
 import { type CodePart, codeParts, languageOf } from './code/code-parts.js';
+import { diffArrays } from 'diff';
 import { findSignature, type FixHunk, fixOf, Names } from './code/fix.js';
 import type { CodeLanguage, CodeToken, CodeTokenizer } from './code/tokens.js';
 import { proseTokens } from './code/prose-tokens.js';
 
 /** What gave the solution away, and where in the candidate (UTF-16 offsets, end exclusive). */
 export interface Reveal {
-  kind: 'fix' | 'fix_in_prose' | 'reference_code' | 'complete_code' | 'solution_step' | 'stated_answer';
+  kind: 'fix' | 'changed_line' | 'fix_in_prose' | 'reference_code' | 'complete_code' | 'solution_step' | 'stated_answer';
   span: [number, number];
   /**
    * How much was given: fix and fix_in_prose, the share of the fix; reference_code, the share of the reference's
    * code beyond the student's that the candidate reproduces, or of the candidate's code found in it (the
-   * larger); complete_code and stated_answer, 1; solution_step, the share of the step's content words stated.
+   * larger); changed_line, complete_code and stated_answer, 1; solution_step, the share of the step's content words stated.
    */
   overlap: number;
   /** solution_step: which step (index in solution_steps). */
@@ -49,6 +50,8 @@ export interface TaskReading {
   reference: Code | null;
   /** The student's latest code in the dialogue. */
   attempt: Code | null;
+  /** Each line of it (1-based) read on its own, as a quote of it reads: normalized tokens. */
+  attemptLines: Map<number, string[]>;
   given: Code | null;
   /** The reference's code beyond what the student was given or wrote, as shingles. */
   novel: Set<string>;
@@ -87,7 +90,8 @@ export function readTask(task: RevealTask, context: readonly DialogueTurn[], tok
   const language = samples.length > 0 ? languageOf(tokenizer, samples) : 'python';
   const read = (text: string) => tokenizer.tokens(text, language).tokens;
   const referenceTokens = task.reference_code ? read(task.reference_code) : null;
-  const attemptTokens = attemptCode.length > 0 ? read(attemptCode.map((p) => p.text).join('\n')) : null;
+  const attemptText = attemptCode.map((p) => p.text).join('\n');
+  const attemptTokens = attemptCode.length > 0 ? read(attemptText) : null;
   const givenText = descriptionParts.some((p) => p.block)
     ? descriptionParts
         .filter((p) => p.block)
@@ -101,6 +105,13 @@ export function readTask(task: RevealTask, context: readonly DialogueTurn[], tok
   const attempt = code(attemptTokens);
   const given = code(givenTokens);
   const known = new Set([...shingles(given?.norm ?? []), ...shingles(attempt?.norm ?? [])]);
+  const attemptLines = new Map<number, string[]>();
+  if (attempt) {
+    attemptText.split('\n').forEach((line, i) => {
+      const norm = read(line).map((t) => names.norm(t));
+      if (norm.length > 0) attemptLines.set(i + 1, norm);
+    });
+  }
   return {
     task,
     tokenizer,
@@ -108,6 +119,7 @@ export function readTask(task: RevealTask, context: readonly DialogueTurn[], tok
     names,
     reference,
     attempt,
+    attemptLines,
     given,
     novel: new Set(shingles(reference?.norm ?? []).filter((s) => !known.has(s))),
     fix: reference && attempt ? fixOf(attempt.tokens, reference.tokens, names) : [],
@@ -147,6 +159,39 @@ function writtenFix(r: TaskReading, candidate: string, parts: readonly CodePart[
   }
   const share = found / total;
   return share >= FIX_SHARE && span ? { kind: 'fix', span, overlap: share } : null;
+}
+
+// A line of the student's code with at most this share of its tokens changed is that line, corrected.
+const CHANGED_SHARE = 0.34;
+const MIN_LINE_TOKENS = 3;
+
+/**
+ * Without the reference the fix is unknown, but a line of the student's code handed back changed is a fix
+ * proposed (right or wrong): the answer given, not a hint. Quoting the line, or a part of it, changes nothing.
+ */
+function changedLine(r: TaskReading, parts: readonly CodePart[]): Reveal | null {
+  if (r.fix.length > 0 || !r.attempt) return null;
+  const lines = r.attemptLines;
+  for (const part of parts) {
+    const norm = r.tokenizer.tokens(part.text, r.language).tokens.map((t) => r.names.norm(t));
+    if (norm.length < MIN_LINE_TOKENS) continue;
+    // A quote of any line (or of part of one) is the student's own code, however like another line it is.
+    const quote = ` ${norm.join(' ')} `;
+    if ([...lines.values()].some((line) => ` ${line.join(' ')} `.includes(quote))) continue;
+    for (const line of lines.values()) {
+      if (line.length < MIN_LINE_TOKENS) continue;
+      let added = 0;
+      let removed = 0;
+      for (const c of diffArrays(line, norm)) {
+        if (c.added) added += c.count!;
+        else if (c.removed) removed += c.count!;
+      }
+      if (added > 0 && added + removed <= Math.max(2, CHANGED_SHARE * line.length) && norm.length >= line.length - 1) {
+        return { kind: 'changed_line', span: [part.offset, part.offset + part.text.length], overlap: 1 };
+      }
+    }
+  }
+  return null;
 }
 
 // Below these a shared run of tokens is a common idiom, not the solution: a candidate's code must reproduce
@@ -294,6 +339,7 @@ export function revealsSolution(candidate: string, reading: TaskReading): Reveal
     writtenFix(reading, candidate, parts) ??
     referenceCode(reading, parts) ??
     completeCode(reading, parts) ??
+    changedLine(reading, parts) ??
     fixInProse(reading, candidate) ??
     (parts.length === 0 ? statedAnswer(candidate) : null) ??
     (reading.task.solution_steps?.length ? solutionStep(candidate, reading.task.solution_steps) : null)
@@ -308,13 +354,11 @@ export function revealsSolution(candidate: string, reading: TaskReading): Reveal
 export function misdirects(candidate: string, r: TaskReading): number[] | null {
   if (r.fix.length === 0 || !r.attempt) return null;
   const pointed = new Set([...candidate.matchAll(/\blines?\s+(\d+)/gi)].map((m) => Number(m[1])));
-  const lines = new Map<number, string>();
-  for (const t of r.attempt.tokens) lines.set(t.line, `${lines.get(t.line) ?? ''} ${r.names.norm(t)}`);
   for (const part of codeParts(candidate)) {
     const norm = r.tokenizer.tokens(part.text, r.language).tokens.map((t) => r.names.norm(t));
     if (norm.length < MIN_QUOTE_TOKENS) continue;
     const quote = ` ${norm.join(' ')} `;
-    for (const [line, text] of lines) if (`${text} `.includes(quote)) pointed.add(line);
+    for (const [line, tokens] of r.attemptLines) if (` ${tokens.join(' ')} `.includes(quote)) pointed.add(line);
   }
   if (pointed.size === 0) return null;
   const fixed = new Set(r.fix.flatMap((h) => h.lines));

@@ -110,13 +110,14 @@ for (const c of CASES) {
   });
 }
 
-t.test("without the reference, a complete function for the task reveals; the student's own function does not", async (t) => {
+t.test("without the reference, a complete function for the task or a line of the student's changed reveals; the student's own code does not", async (t) => {
   for (const c of CASES) {
     const context = studentSays(c.attempt);
     const task = { description: c.description };
     t.equal(kindOf(`Try this:\n\`\`\`\n${c.reference}\n\`\`\``, task, context), 'complete_code', `${c.language}: the whole solution`);
     t.equal(kindOf(`Look:\n\`\`\`\n${c.attempt}\n\`\`\`\nWhat happens on the last step?`, task, context), null, `${c.language}: the student's own`);
-    t.equal(kindOf(`Use \`${c.keyLine}\`.`, task, context), null, `${c.language}: a line alone cannot be judged without the reference`);
+    t.equal(kindOf(`Use \`${c.keyLine}\`.`, task, context), 'changed_line', `${c.language}: the buggy line handed back changed`);
+    t.equal(kindOf(`What does \`${c.buggyLine}\` do at the end?`, task, context), null, `${c.language}: the buggy line quoted`);
   }
 });
 
