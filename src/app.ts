@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { type Config, trustProxy } from './config.js';
+import { type Config, type READY_CAPABILITIES, readyRequires, trustProxy } from './config.js';
 import { startService } from './service/context.js';
 import { InvalidRequest } from './common/errors.js';
 import { installErrorHandler } from './http/errors.js';
@@ -153,11 +153,15 @@ export async function buildApp(config: Config): Promise<App> {
     await ctx.pool.close();
     await ctx.store.close();
   });
-  const capabilities = { verify_turn: ctx.verifier, trace_knowledge: ctx.encoder, meteor: ctx.wordnet };
+  const capabilities: Record<(typeof READY_CAPABILITIES)[number], Capability<string>> = {
+    verify_turn: ctx.verifier,
+    trace_knowledge: ctx.encoder,
+    meteor: ctx.wordnet,
+  };
   installMetrics(app, ctx.pool, capabilities, ctx.store);
   shedWhenSaturated(app, ctx.pool);
   await app.register(rootRoute);
-  await app.register(healthRoutes(readiness, capabilities, ctx.pool, ctx.store));
+  await app.register(healthRoutes(readiness, capabilities, ctx.pool, ctx.store, readyRequires(config)));
   await app.register(scorePlanRoute(ctx));
   await app.register(validatePlanRoute(ctx));
   await app.register(runRoutes(ctx));

@@ -20,6 +20,9 @@ function isProxyAddress(a: string): boolean {
 const DEFAULT_MAX_PLANS = 4096;
 const PLAN_BODY_BYTES = 8 * 1024;
 
+/** The capabilities /ready reports, by name: READY_REQUIRES may name any of them. */
+export const READY_CAPABILITIES = ['verify_turn', 'trace_knowledge', 'meteor'] as const;
+
 const int = (def: number) => z.coerce.number().int().positive().default(def);
 
 // Every setting has a working default: `npm start` needs no environment at all.
@@ -118,6 +121,15 @@ export const ConfigSchema = z
       .describe(
         'turn verifier directory (`manifest.json`: `embedding-head` or `cross-encoder`, or `remote`: a model served by vLLM or text-embeddings-inference); `models/verifier-head` is the embedding head without dimension predictions',
       ),
+    READY_REQUIRES: z
+      .string()
+      .default('')
+      .refine((v) => v.split(',').every((n) => n.trim() === '' || READY_CAPABILITIES.includes(n.trim() as (typeof READY_CAPABILITIES)[number])), {
+        message: `comma-separated capabilities among ${'`verify_turn`, `trace_knowledge`, `meteor`'}`,
+      })
+      .describe(
+        'capabilities without which `/ready` answers 503 (comma-separated: `verify_turn`, `trace_knowledge`, `meteor`), e.g. `verify_turn` for a replica whose traffic is turn verification by a `remote` verifier: it then leaves the balancer while the inference server is down. Unset: each capability reports its own state and `/ready` is about the core only',
+      ),
     ENCODER_CACHE_SIZE: int(10_000).describe("sentence embeddings kept in the LRU cache, per encoder (the service's and the verifier's) per worker"),
     ENCODER_BATCH_SIZE: int(32).describe('texts per ONNX run'),
     SHUTDOWN_GRACE_MS: int(10_000).describe('how long SIGTERM waits for in-flight requests'),
@@ -182,6 +194,12 @@ export function trustProxy(config: Config): false | string[] {
   const v = config.TRUST_PROXY.trim();
   return v === '' ? false : v.split(',').map((a) => a.trim());
 }
+
+/** READY_REQUIRES as a list of capability names. */
+export const readyRequires = (config: Config): string[] =>
+  config.READY_REQUIRES.split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
 
 /** The per-plan bounds every scoring path applies (the service, the audit CLI). */
 export function planLimits(config: Config): PlanLimits {

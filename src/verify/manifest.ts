@@ -86,6 +86,16 @@ const RemoteManifestSchema = z
     output: z.enum(['probability', 'value']).default('probability'),
     /** The class whose probability is the score when the model has several: vLLM its index, TEI its name. */
     label: z.union([z.number().int().min(0), z.string().min(1)]).optional(),
+    /**
+     * The served model's other classes that are labelled qualities, reported as `dimensions`: dimension name →
+     * its class (vLLM its index, TEI its label), e.g. {"reveals_answer": 2}.
+     */
+    dimensions: z.record(z.string().min(1), z.union([z.number().int().min(0), z.string().min(1)])).optional(),
+    /**
+     * For a served model without them: a local verifier directory (relative to this one, or absolute) whose
+     * dimension predictions are reported beside the remote score, e.g. "../verifier".
+     */
+    dimensions_from: z.string().min(1).optional(),
     /** Longest one call may take (the request's deadline cuts it shorter). */
     timeout_ms: z.number().int().positive().default(10_000),
     /** Retries of a call that was not taken on (the connection failed before sending, or 429/503), with exponential back-off; a call that timed out is never sent again. */
@@ -102,6 +112,14 @@ const RemoteManifestSchema = z
   .refine((m) => m.label === undefined || typeof m.label === (m.api === 'vllm' ? 'number' : 'string'), {
     message: 'label is the class index for vllm, the label name for tei',
     path: ['label'],
+  })
+  .refine((m) => Object.values(m.dimensions ?? {}).every((c) => typeof c === (m.api === 'vllm' ? 'number' : 'string')), {
+    message: 'a dimension is a class index for vllm, a label name for tei',
+    path: ['dimensions'],
+  })
+  .refine((m) => !(m.dimensions && m.dimensions_from), {
+    message: 'dimensions come from the served model or from dimensions_from, not both',
+    path: ['dimensions_from'],
   });
 
 export const VerifierManifestSchema = z.discriminatedUnion('kind', [EmbeddingHeadManifestSchema, CrossEncoderManifestSchema, RemoteManifestSchema]);

@@ -17,6 +17,12 @@ import { fill, traverFields } from './format.js';
 import type { RemoteManifest } from './manifest.js';
 import type { TurnVerifier, Verification, VerifyInput } from './model.js';
 
+/** A candidate as the server answered it: the number that is its score, and its dimensions if the manifest names classes for them. */
+interface Read {
+  x: number;
+  dimensions: Record<string, number> | undefined;
+}
+
 /** The verifier server is down, too slow or answered something that is not the documented answer. */
 export class VerifierUnavailable extends ServiceError {
   override name = 'VerifierUnavailable';
@@ -50,7 +56,11 @@ export class RemoteVerifier implements TurnVerifier {
   readonly info;
   private readonly endpoint: string;
 
-  constructor(private readonly manifest: RemoteManifest) {
+  /** `local`: the verifier of `dimensions_from`, whose dimension predictions are reported beside the remote score. */
+  constructor(
+    private readonly manifest: RemoteManifest,
+    private readonly local?: TurnVerifier,
+  ) {
     this.info = { name: manifest.name, version: manifest.version, kind: manifest.kind };
     this.endpoint = `${manifest.url.replace(/\/+$/, '')}${manifest.api === 'vllm' ? '/classify' : '/predict'}`;
   }
@@ -74,10 +84,13 @@ export class RemoteVerifier implements TurnVerifier {
             ...(raw && { use_activation: false }),
           }
         : { inputs, truncate: true, truncation_direction: 'Left', raw_scores: raw };
-    const answer = await this.call(body, stop);
-    const numbers = api === 'vllm' ? this.fromVllm(answer, candidates.length) : this.fromTei(answer, candidates.length);
+    const [answer, local] = await Promise.all([this.call(body, stop), this.local?.verify({ task, context, candidates }, stop)]);
+    const read = api === 'vllm' ? this.fromVllm(answer, candidates.length) : this.fromTei(answer, candidates.length);
     return {
-      candidates: numbers.map((x) => (raw ? { score: Math.min(1, Math.max(0, x)), logit: x } : { score: x, logit: logitOf(x) })),
+      candidates: read.map(({ x, dimensions }, i) => {
+        const dims = dimensions ?? local?.candidates[i]?.dimensions;
+        return { ...(raw ? { score: Math.min(1, Math.max(0, x)), logit: x } : { score: x, logit: logitOf(x) }), ...(dims && { dimensions: dims }) };
+      }),
       // The server truncates (from the left) to its model's length and does not say whether it did.
       truncated: { task: false, context: false, candidates: [] },
     };
@@ -132,11 +145,11 @@ export class RemoteVerifier implements TurnVerifier {
     return new VerifierUnavailable(`the verifier server (${this.manifest.api}, ${this.endpoint}) ${what}`);
   }
 
-  /** vLLM: data[i].probs, by index; one number per candidate. */
-  private fromVllm(answer: unknown, n: number): number[] {
+  /** vLLM: data[i].probs, by index; one number per candidate, and the dimensions' classes when the manifest names them. */
+  private fromVllm(answer: unknown, n: number): Read[] {
     const data = (answer as { data?: unknown } | null)?.data;
     if (!Array.isArray(data) || data.length !== n) throw this.unavailable(`answered without one "data" item per candidate (${n})`);
-    const out = new Array<number>(n);
+    const out = new Array<Read>(n);
     for (const item of data as { index?: unknown; probs?: unknown }[]) {
       const { index, probs } = item ?? {};
       if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= n || out[index] !== undefined) {
@@ -147,15 +160,17 @@ export class RemoteVerifier implements TurnVerifier {
       if (label === undefined && probs.length > 1) {
         throw this.unavailable(`serves a model with ${probs.length} classes: set "label" in manifest.json to the index of the good class`);
       }
-      const k = label ?? 0;
-      if (k >= probs.length) throw this.unavailable(`serves a model with ${probs.length} classes, and "label" is ${k}`);
-      out[index] = this.checked(probs[k]);
+      const classOf = (k: number, what: string) => {
+        if (k >= probs.length) throw this.unavailable(`serves a model with ${probs.length} classes, and ${what} is ${k}`);
+        return this.checked(probs[k]);
+      };
+      out[index] = { x: classOf(label ?? 0, '"label"'), dimensions: this.dimensionsOf((k) => classOf(k as number, `a dimension's class`)) };
     }
     return out;
   }
 
   /** TEI: one list of {label, score} per input, in input order. */
-  private fromTei(answer: unknown, n: number): number[] {
+  private fromTei(answer: unknown, n: number): Read[] {
     if (!Array.isArray(answer) || answer.length !== n || !answer.every(Array.isArray)) {
       throw this.unavailable(`answered without one list of predictions per candidate (${n})`);
     }
@@ -164,12 +179,21 @@ export class RemoteVerifier implements TurnVerifier {
       if (label === undefined && predictions.length !== 1) {
         throw this.unavailable(`serves a model with ${predictions.length} labels: set "label" in manifest.json to the good one's name`);
       }
-      const p = (label === undefined ? predictions[0] : predictions.find((x) => (x as { label?: unknown })?.label === label)) as
-        | { score?: unknown }
-        | undefined;
-      if (!p) throw this.unavailable(`answered without the label ${JSON.stringify(label)}`);
-      return this.checked(p.score);
+      const scoreOf = (name: string | undefined) => {
+        const p = (name === undefined ? predictions[0] : predictions.find((x) => (x as { label?: unknown })?.label === name)) as
+          | { score?: unknown }
+          | undefined;
+        if (!p) throw this.unavailable(`answered without the label ${JSON.stringify(name)}`);
+        return this.checked(p.score);
+      };
+      return { x: scoreOf(label), dimensions: this.dimensionsOf((c) => scoreOf(c as string)) };
     });
+  }
+
+  /** The manifest's dimensions, each read from its class; undefined without. */
+  private dimensionsOf(read: (cls: number | string) => number): Record<string, number> | undefined {
+    const classes = this.manifest.dimensions;
+    return classes && Object.fromEntries(Object.entries(classes).map(([name, cls]) => [name, read(cls)]));
   }
 
   private checked(x: unknown): number {

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { VerifierManifestSchema } from './manifest.js';
 import type { EncoderAt, TurnVerifier, VerifyInput } from './model.js';
 
@@ -51,7 +51,11 @@ export async function loadVerifier(dir: string, encoderAt: EncoderAt, threads = 
   const manifest = parsed.data;
   // A served model is not called at load: the server may start after the service (a 7B model takes
   // minutes), and /ready reports whether it answers (remoteProbe).
-  if (manifest.kind === 'remote') return new (await import('./remote.js')).RemoteVerifier(manifest);
+  if (manifest.kind === 'remote') {
+    const local = manifest.dimensions_from ? await loadVerifier(resolve(dir, manifest.dimensions_from), encoderAt, threads) : undefined;
+    if (local && local.info.kind === 'remote') throw new VerifierNotLoadable(`${manifestPath}: dimensions_from names another remote verifier`);
+    return new (await import('./remote.js')).RemoteVerifier(manifest, local);
+  }
   let verifier: TurnVerifier;
   try {
     verifier =

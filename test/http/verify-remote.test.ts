@@ -1,4 +1,5 @@
 import t from 'tap';
+import { loadConfig, readyRequires } from '../../src/config.js';
 import { loadScaled } from '../support/load.js';
 import { testApp } from '../support/app.js';
 import { InferenceStandIn, remoteVerifierDir } from '../support/inference-server.js';
@@ -64,4 +65,25 @@ t.test('POST /verify-turn with a remote verifier: garbage → 503, a stall → 5
   const after = await app.inject({ method: 'POST', url: '/verify-turn', payload: request });
   t.equal(after.statusCode, 200);
   t.same(after.json().scores, [0.5, 0.5, 0.5]);
+});
+
+t.test('READY_REQUIRES=verify_turn: /ready is 503 while the verifier server is down, 200 once it answers', async (t) => {
+  const server = await new InferenceStandIn('vllm', (input) => model(input[input.length - 1]!)).listen();
+  t.teardown(() => server.close());
+  const app = await testApp({ VERIFIER_DIR: remoteVerifierDir(server), READY_REQUIRES: 'verify_turn' });
+  t.teardown(() => app.close());
+  t.equal((await app.inject({ method: 'POST', url: '/verify-turn', payload: request })).statusCode, 200);
+  t.equal((await app.inject({ method: 'GET', url: '/ready' })).statusCode, 200);
+  const port = Number(new URL(server.url).port);
+  await server.close();
+  const down = await app.inject({ method: 'GET', url: '/ready' });
+  t.equal(down.statusCode, 503);
+  t.match(down.json().reason, /verify_turn \(READY_REQUIRES\) is not ready: the verifier server .* cannot be reached/);
+  await server.listen(port);
+  t.equal((await app.inject({ method: 'GET', url: '/ready' })).statusCode, 200, 'back without a restart');
+});
+
+t.test('READY_REQUIRES names only capabilities /ready reports', async (t) => {
+  t.throws(() => loadConfig({ READY_REQUIRES: 'verify_turn,gpu' }), /READY_REQUIRES: comma-separated capabilities among/);
+  t.same(readyRequires(loadConfig({ READY_REQUIRES: ' verify_turn , meteor' })), ['verify_turn', 'meteor']);
 });

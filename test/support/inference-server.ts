@@ -70,8 +70,9 @@ export class InferenceStandIn {
     this.answer = (call) => this.documented(call);
   }
 
-  async listen(): Promise<this> {
-    this.server.listen(0, '127.0.0.1');
+  /** Listens on `port` (a free one by default): a server closed and started again on its own port is one that came back. */
+  async listen(port = 0): Promise<this> {
+    this.server.listen(port, '127.0.0.1');
     await once(this.server, 'listening');
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;

@@ -1,9 +1,11 @@
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { fill, traverFields } from '../../src/verify/format.js';
 import { REMOTE_TEMPLATE } from '../../src/verify/manifest.js';
 import type { TurnVerifier, VerifyInput } from '../../src/verify/model.js';
 import { rankCandidates } from '../../src/verify/ranking.js';
+import { SentenceEncoder } from '../../src/text/encoder.js';
 import { loadVerifier, remoteProbe } from '../../src/verify/verifier.js';
 import { type Call, InferenceStandIn, remoteVerifierDir } from '../support/inference-server.js';
 
@@ -221,4 +223,55 @@ t.test('remote manifests are checked at load', async (t) => {
   ];
   for (const [extra, message] of bad) await t.rejects(load(remoteVerifierDir(server, extra)), message);
   t.equal(await remoteProbe(remoteVerifierDir(server, { url: 'nope' })), undefined, 'no probe for a directory that does not load');
+});
+
+t.test("dimensions: read from the served model's classes the manifest names, or from a local verifier's", async (t) => {
+  const vllm = await standIn(t, 'vllm');
+  vllm.answer = (call) => ({
+    json: { data: (call.body as { input: string[] }).input.map((text, index) => ({ index, probs: [model(text), 0.1 * (index + 1), 0.5] })) },
+  });
+  const v = await (await load(remoteVerifierDir(vllm, { label: 0, dimensions: { reveals_answer: 1, coherence: 2 } }))).verify(input);
+  t.same(
+    v.candidates.map((c) => [c.score, c.dimensions]),
+    [
+      [0.05, { reveals_answer: 0.1, coherence: 0.5 }],
+      [0.9, { reveals_answer: 0.2, coherence: 0.5 }],
+      [0.4, { reveals_answer: 0.30000000000000004, coherence: 0.5 }],
+    ],
+  );
+  const missing = await failure((await load(remoteVerifierDir(vllm, { label: 0, dimensions: { reveals_answer: 7 } }))).verify(input));
+  t.match(missing.message, /3 classes, and a dimension's class is 7/);
+
+  const tei = await standIn(t, 'tei');
+  const w = await (await load(remoteVerifierDir(tei, { label: 'good', dimensions: { reveals_answer: 'bad' } }))).verify(input);
+  t.same(
+    w.candidates.map((c) => [c.score, c.dimensions?.reveals_answer]),
+    [
+      [0.05, 0.95],
+      [0.9, 0.09999999999999998],
+      [0.4, 0.6],
+    ],
+  );
+  await t.rejects(
+    load(remoteVerifierDir(tei, { label: 'good', dimensions: { reveals_answer: 2 } })),
+    /a dimension is a class index for vllm, a label name for tei/,
+  );
+
+  // A served model without dimensions: the shipped local head's, beside the remote score.
+  const shipped = fileURLToPath(new URL('../../models/verifier', import.meta.url));
+  const withHead = await loadVerifier(remoteVerifierDir(vllm, { dimensions_from: shipped }), (dir) =>
+    SentenceEncoder.fromDirectory(dir, { cacheSize: 10, batchSize: 8 }),
+  );
+  vllm.answer = (call) => vllm.documented(call);
+  const h = await withHead.verify(input);
+  t.same(
+    h.candidates.map((c) => c.score),
+    [0.05, 0.9, 0.4],
+    'the score is the server’s',
+  );
+  t.ok(
+    h.candidates.every((c) => c.dimensions && Object.keys(c.dimensions).includes('reveals_answer') && Object.keys(c.dimensions).length === 8),
+    'the eight dimensions are the local head’s',
+  );
+  await t.rejects(load(remoteVerifierDir(vllm, { dimensions_from: shipped, dimensions: { reveals_answer: 0 } })), /not both/);
 });

@@ -30,7 +30,13 @@ export const ReadySchema = StatusSchema.extend({
 }).meta({ id: 'Readiness' });
 
 export const healthRoutes =
-  (readiness: Readiness, capabilities: Record<string, Capability<unknown>>, pool: WorkPool, store: RunStore): FastifyPluginAsyncZod =>
+  (
+    readiness: Readiness,
+    capabilities: Record<string, Capability<unknown>>,
+    pool: WorkPool,
+    store: RunStore,
+    required: readonly string[] = [],
+  ): FastifyPluginAsyncZod =>
   async (app) => {
     app.get(
       '/health',
@@ -50,23 +56,31 @@ export const healthRoutes =
           tags: ['service'],
           summary:
             'Readiness: the plan scorer passed its start-up self-check, the run state is sound and reachable, the service is not shutting down and its work queue is not full',
-          description: '`ready` is about the core (plan scoring, runs) and the pool; each model-backed capability reports its own state.',
+          description:
+            '`ready` is about the core (plan scoring, runs), the pool and the capabilities READY_REQUIRES names; every model-backed capability reports its own state.',
           response: { 200: ReadySchema, 503: ReadySchema },
         },
       },
       async (_req, reply) => {
         const status = pool.status();
-        const problem = await store.check();
+        const [problem, states] = await Promise.all([
+          store.check(),
+          Promise.all(Object.entries(capabilities).map(async ([name, c]) => [name, await c.check()] as const)),
+        ]);
+        // READY_REQUIRES: a capability the replica's traffic needs counts as the core does.
+        const missing = states.find(([name, c]) => required.includes(name) && !c.ready);
         const state = !readiness.ready
           ? readiness
           : problem
             ? { ready: false, reason: problem }
-            : status.saturated
-              ? { ready: false, reason: `saturated: ${status.queued} tasks wait for ${status.workers} workers (MAX_QUEUE=${status.max_queue})` }
-              : readiness;
+            : missing
+              ? { ready: false, reason: `${missing[0]} (READY_REQUIRES) is not ready: ${missing[1].reason}` }
+              : status.saturated
+                ? { ready: false, reason: `saturated: ${status.queued} tasks wait for ${status.workers} workers (MAX_QUEUE=${status.max_queue})` }
+                : readiness;
         return reply.code(state.ready ? 200 : 503).send({
           ...state,
-          capabilities: Object.fromEntries(await Promise.all(Object.entries(capabilities).map(async ([name, c]) => [name, await c.check()] as const))),
+          capabilities: Object.fromEntries(states),
           pool: status,
         });
       },
