@@ -9,7 +9,12 @@ export const OpenRlhfRequestSchema = z
       .array(z.string())
       .describe('Prompt + response, as rendered with the chat template. Empty: an empty answer (OpenRLHF sends every server but the first empty lists)'),
     prompts: z.array(z.string()).optional().describe('The prompts, stripped from the front of each query'),
-    labels: z.array(z.unknown()).optional().describe('Per sample: the learner profile (object or free text), { profile }, or either as a JSON string'),
+    labels: z
+      .array(z.unknown())
+      .optional()
+      .describe(
+        'Per sample: the learner profile (object or free text), { profile }, or either as a JSON string; { profile, evaluation: true } marks an evaluation sample, scored and not counted',
+      ),
   })
   .superRefine((body, ctx) => {
     for (const name of ['prompts', 'labels'] as const) {

@@ -39,14 +39,10 @@ export type Counted =
   /** The run's λ_hard changed after the plans were judged: judge again with these defaults and retry. */
   | { kind: 'stale'; defaults: ScoringDefaults };
 
-/**
- * An Idempotency receipt to look for, and to leave if none is found: `key`, or any of `alsoUnder` (the
- * earlier time window of a key derived from a request's content).
- */
+/** An Idempotency receipt to look for, and to leave if none is found. */
 export interface ReceiptClaim {
   key: string;
   fingerprint: string;
-  alsoUnder?: readonly string[];
 }
 
 /** MAX_RUNS runs exist: a new one is refused, the existing ones keep working. */
@@ -225,10 +221,8 @@ export class RunLedger {
     receipt: ReceiptClaim | undefined,
   ): Promise<Exclude<Counted, { kind: 'stale' }>> {
     if (receipt) {
-      for (const key of [receipt.key, ...(receipt.alsoUnder ?? [])]) {
-        const known = await tx.receipt(key);
-        if (known) return known.fingerprint === receipt.fingerprint ? { kind: 'replay', receipt: known } : { kind: 'conflict', stored: known.fingerprint };
-      }
+      const known = await tx.receipt(receipt.key);
+      if (known) return known.fingerprint === receipt.fingerprint ? { kind: 'replay', receipt: known } : { kind: 'conflict', stored: known.fingerprint };
     }
     let { run, open } = state;
     const defaults = scoringDefaultsOf(run.config);
@@ -342,7 +336,7 @@ function readAhead(items: ReadonlyArray<{ step: number | undefined; tally: Tally
   const steps = items.flatMap((i) => (i.step === undefined ? [] : [i.step]));
   const auto = items.filter((i) => i.step === undefined);
   return {
-    receiptKeys: claims.flatMap((c) => [c.key, ...(c.alsoUnder ?? [])]),
+    receiptKeys: claims.map((c) => c.key),
     newReceipts: claims.length,
     lastStep: steps.length === 0 ? null : steps.reduce((a, b) => Math.max(a, b)),
     autoPlans: auto.length === 0 ? null : auto.reduce((n, i) => n + i.tally.raws.length, 0),

@@ -6,26 +6,40 @@ export function responseOf(query: string, prompt: string | undefined): string {
   return prompt !== undefined && prompt.length > 0 && query.startsWith(prompt) ? query.slice(prompt.length) : query;
 }
 
+/** A label as JSON when it is a JSON string of an object or a list, else as given. */
+function labelValue(label: unknown): unknown {
+  if (typeof label !== 'string') return label;
+  const text = label.trim();
+  if (!text.startsWith('{') && !text.startsWith('[')) return label;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return label; // not JSON: free text
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
 /**
  * A label carries the learner profile: an object, { profile }, a list of tags, free text, or a JSON string
  * of any of them. One that is none of these is scored without a profile, and says so (`ignored`).
  */
 export function profileOf(label: unknown): { profile: Profile; ignored: boolean } {
-  let value = label;
-  if (typeof value === 'string') {
-    const text = value.trim();
-    if (text.startsWith('{') || text.startsWith('[')) {
-      try {
-        value = JSON.parse(text) as unknown;
-      } catch {
-        // not JSON: free text
-      }
-    }
-  }
-  if (value && typeof value === 'object' && !Array.isArray(value) && 'profile' in value) value = (value as { profile: unknown }).profile;
+  let value = labelValue(label);
+  if (isObject(value) && 'profile' in value) value = value.profile;
   const parsed = ProfileSchema.safeParse(value ?? '');
   return parsed.success ? { profile: parsed.data, ignored: false } : { profile: '', ignored: true };
 }
+
+/**
+ * OpenRLHF sends its evaluation samples to the same reward URL and says nothing of them (ppo_trainer.py
+ * `evaluate` → the same SingleTurnAgentExecutor): an evaluation data set marks its labels
+ * `{"profile": …, "evaluation": true}`, and such a sample is scored and not counted.
+ */
+export const isEvaluation = (label: unknown): boolean => {
+  const value = labelValue(label);
+  return isObject(value) && value.evaluation === true;
+};
 
 /** Each sample's plan, profile and, when the prompts are sent, its prompt as the query the plan answers. */
 export function samplesOf(req: OpenRlhfRequest): Array<{ completion: string; profile: Profile; profileIgnored: boolean; query: string | null }> {

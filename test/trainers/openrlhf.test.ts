@@ -67,8 +67,7 @@ t.test('samples_per_step groups single-sample requests into steps; length mismat
     const res = await app.inject({
       method: 'POST',
       url: '/openrlhf/reward?run_id=chunk',
-      // Distinct samples: the same one sent again after its answer would be taken for a retry.
-      payload: { query: [JSON.stringify({ ...EXAMPLE_PLAN, id: i })], labels: ['python'] },
+      payload: { query: [JSON.stringify(EXAMPLE_PLAN)], labels: ['python'] },
     });
     steps.push(res.json<OpenRlhfResponse>().extra_logs.step[0]!);
   }
@@ -134,29 +133,34 @@ t.test('profiles as datasets give them: null fields are absent, a list is tags, 
 const runView = async (app: Awaited<ReturnType<typeof testApp>>, id: string) => (await app.inject({ method: 'GET', url: `/runs/${id}` })).json<RunView>();
 const plansIn = (v: RunView) => v.open_step?.plans ?? 0;
 
-// OpenRLHF's _post_request (OpenRLHF/OpenRLHF@3c3be62 openrlhf/utils/agent.py) retries a failed request with the
-// same body and no key: a retry of a request that was counted (its answer lost) is answered again, not counted.
-t.test('a retried request without a key is counted once; identical samples in flight together are each counted', async (t) => {
+// GRPO with a policy whose entropy has dropped sends identical samples: each is a sample, never a retry. OpenRLHF's
+// _post_request (OpenRLHF/OpenRLHF@3c3be62 openrlhf/utils/agent.py) retries with the same body and no key, so its
+// retries count again (docs/trainers.md): only a key tells a retry from a sample.
+t.test('without a key every request counts: 32 identical samples together, then 32 more, fill two steps of 32', async (t) => {
   const app = await testApp();
   t.teardown(() => app.close());
-  await app.inject({ method: 'PUT', url: '/runs/retry', payload: { samples_per_step: 100 } });
+  await app.inject({ method: 'PUT', url: '/runs/same', payload: { samples_per_step: 32 } });
   const payload = { query: [JSON.stringify(EXAMPLE_PLAN)], prompts: [''], labels: ['python'] };
-  const post = () => app.inject({ method: 'POST', url: '/openrlhf/reward?run_id=retry', payload });
-  const first = await post();
-  const retry = await post();
-  t.equal(retry.statusCode, 200);
-  t.same(retry.json<OpenRlhfResponse>().rewards, first.json<OpenRlhfResponse>().rewards, 'the same reward');
-  t.same(retry.json<OpenRlhfResponse>().extra_logs.replayed, [1]);
-  t.same(first.json<OpenRlhfResponse>().extra_logs.replayed, [0]);
-  t.equal(plansIn(await runView(app, 'retry')), 1, 'counted once');
-  // A rollout group whose samples came out identical, scored at the same time: every one counts.
-  const together = await Promise.all(Array.from({ length: 8 }, post));
-  t.equal(
-    together.filter((r) => r.json<OpenRlhfResponse>().extra_logs.replayed[0] === 1).length,
-    1,
-    'one takes the receipt left above (as a retry would), the seven others are new samples',
+  const post = () => app.inject({ method: 'POST', url: '/openrlhf/reward?run_id=same', payload });
+  const answers: OpenRlhfResponse[] = [];
+  for (let round = 0; round < 2; round++) answers.push(...(await Promise.all(Array.from({ length: 32 }, post))).map((r) => r.json<OpenRlhfResponse>()));
+  t.same(
+    answers.map((a) => [a.extra_logs.counted[0], a.extra_logs.replayed[0]]),
+    Array.from({ length: 64 }, () => [1, 0]),
+    'all 64 counted, none taken for a replay',
   );
-  t.equal(plansIn(await runView(app, 'retry')), 8);
+  t.same(
+    answers.map((a) => a.extra_logs.step[0]),
+    [...Array.from({ length: 32 }, () => 0), ...Array.from({ length: 32 }, () => 1)],
+    'the batches line up with the steps',
+  );
+  const view = await runView(app, 'same');
+  t.equal(view.finalized_steps, 2, 'each step closed as its 32nd sample arrived');
+  const history = (await app.inject({ method: 'GET', url: '/runs/same/history' })).json<{ rows: { plans: number }[] }>().rows;
+  t.same(
+    history.map((r) => r.plans),
+    [32, 32],
+  );
 });
 
 t.test('an Idempotency-Key tells retries from identical samples exactly; count=false scores without counting', async (t) => {
@@ -165,8 +169,21 @@ t.test('an Idempotency-Key tells retries from identical samples exactly; count=f
   await app.inject({ method: 'PUT', url: '/runs/keyed', payload: { samples_per_step: 100 } });
   const payload = { query: [JSON.stringify(EXAMPLE_PLAN)], labels: ['python'] };
   const post = (key: string) => app.inject({ method: 'POST', url: '/openrlhf/reward?run_id=keyed', payload, headers: { 'idempotency-key': key } });
-  for (const key of ['a', 'b', 'a', 'c', 'b']) t.equal((await post(key)).statusCode, 200);
+  const answers: OpenRlhfResponse[] = [];
+  for (const key of ['a', 'b', 'a', 'c', 'b']) answers.push((await post(key)).json<OpenRlhfResponse>());
   t.equal(plansIn(await runView(app, 'keyed')), 3, 'three keys, three samples');
+  t.same(
+    answers.map((a) => [a.extra_logs.counted[0], a.extra_logs.replayed[0]]),
+    [
+      [1, 0],
+      [1, 0],
+      [0, 1],
+      [1, 0],
+      [0, 1],
+    ],
+    'a replay says so and that it counted nothing',
+  );
+  t.same(answers[2]!.rewards, answers[0]!.rewards, 'with the reward as it was given');
   const other = await app.inject({
     method: 'POST',
     url: '/openrlhf/reward?run_id=keyed',
@@ -217,4 +234,25 @@ t.test('thousands of concurrent single-sample requests are gathered, none shed, 
   t.equal(view.finalized_steps, 1, 'the step closed at samples_per_step');
   const history = (await app.inject({ method: 'GET', url: '/runs/burst/history' })).json<{ rows: Array<{ plans: number; requests: number }> }>();
   t.same([history.rows[0]!.plans, history.rows[0]!.requests], [n, n], 'every request counted once');
+});
+
+// OpenRLHF's PPOTrainer.evaluate (OpenRLHF/OpenRLHF@3c3be62 openrlhf/trainer/ppo_trainer.py) sends evaluation samples
+// through the same executor and reward URL, unmarked: the evaluation data set marks its labels.
+t.test('a label marked "evaluation": true is scored with the run’s weights and not counted; a mixed request is a 400', async (t) => {
+  const app = await testApp();
+  t.teardown(() => app.close());
+  await app.inject({ method: 'PUT', url: '/runs/evald', payload: { samples_per_step: 100 } });
+  const plan = JSON.stringify(EXAMPLE_PLAN);
+  const post = (labels: unknown[]) => app.inject({ method: 'POST', url: '/openrlhf/reward?run_id=evald', payload: { query: labels.map(() => plan), labels } });
+  const trained = (await post([{ profile: ['python'] }])).json<OpenRlhfResponse>();
+  for (const label of [{ profile: ['python'], evaluation: true }, JSON.stringify({ profile: ['python'], evaluation: true })]) {
+    const res = await post([label]);
+    t.equal(res.statusCode, 200, res.body);
+    const body = res.json<OpenRlhfResponse>();
+    t.same([body.extra_logs.counted, body.rewards], [[0], trained.rewards], 'not counted, the same reward and profile');
+  }
+  t.equal(plansIn(await runView(app, 'evald')), 1, 'only the training sample counted');
+  const mixed = await post([{ profile: ['python'], evaluation: true }, ['python']]);
+  t.equal(mixed.statusCode, 400);
+  t.match(mixed.json(), { issues: [{ path: '$.labels' }] });
 });

@@ -28,7 +28,10 @@ const NAME = 'personalplan_reward';
 const PER_RANK = 4; // num_generations = per_device_train_batch_size: one rollout group per rank and step
 
 interface Call {
-  training: boolean | null;
+  /** false inside transformers' evaluation_loop (the harness reads the stack). */
+  training: boolean;
+  /** What the model said then. */
+  model_training: boolean | null;
   step: number | null;
   n: number;
   rewards: Array<number | null>;
@@ -95,8 +98,8 @@ async function freePort(): Promise<number> {
  * prints its stack (faulthandler) and then it is killed: torchrun gives each rank a session of its own, so
  * the ranks are killed by the pids they wrote, torchrun by its process group.
  */
-async function train(t: Test, harnessArgs: string[], { ranks = 1, out }: { ranks?: number; out: string }): Promise<Finished> {
-  const limit = limitMs(ranks);
+async function train(t: Test, harnessArgs: string[], { ranks = 1, out, slower = 1 }: { ranks?: number; out: string; slower?: number }): Promise<Finished> {
+  const limit = limitMs(ranks) * slower;
   // The stacks are printed a little before the kill, counted from now: importing torch takes seconds.
   const dumpAt = (Date.now() + Math.max(limit * 0.85, limit - 15_000)) / 1000;
   const args = [...harnessArgs, '--out-dir', out, '--dump-at', dumpAt.toFixed(1)];
@@ -153,7 +156,7 @@ async function train(t: Test, harnessArgs: string[], { ranks = 1, out }: { ranks
   child.stderr!.destroy();
   killAll(child, out); // a rank left behind by a launcher that died
   const ms = Date.now() - started;
-  if (code === 0 && !hung && !firstGood.has(ranks)) firstGood.set(ranks, ms);
+  if (code === 0 && !hung && slower === 1 && !firstGood.has(ranks)) firstGood.set(ranks, ms);
   const ranksOut = existsSync(out)
     ? readdirSync(out)
         .filter((f) => /^rank-\d+\.json$/.test(f))
@@ -315,8 +318,35 @@ if (!PYTHON) {
     });
   }
 
+  // trl 1.13.0 grpo_trainer.py L1865: with use_transformers_continuous_batching generation ends with
+  // unwrapped_model.train(), so model.training says training when the rewards of an evaluation batch are asked for.
+  t.test('GRPOTrainer with evaluation and continuous batching: model.training says training, evaluation is still not counted', async (t) => {
+    const { base } = await service();
+    const run = runId('eval-cb');
+    // Continuous batching's generator thread polls: on this CPU a run took 48 s where the plain one took 4 s.
+    const r = await train(t, ['--url', base, '--run-id', run, '--output-dir', tempDir('trl-out-'), '--max-steps', '3', '--eval', '--continuous-batching'], {
+      out: tempDir('trl-res-'),
+      slower: 15,
+    });
+    if (!t.ok(r.code === 0 && !r.hung && r.ranks.length === 1, 'trained to the end', { diagnostic: true, why: why(r) })) return;
+    const rank = r.ranks[0]!;
+    const evalCalls = rank.calls.filter((c) => !c.training);
+    t.ok(evalCalls.length >= 2, `the reward was called in evaluation (${evalCalls.length} calls)`);
+    t.ok(
+      evalCalls.every((c) => c.model_training === true),
+      'in every evaluation call the model said it was training (the case model.training alone gets wrong)',
+    );
+    const { steps } = await view(base, run);
+    t.same(
+      sorted(steps),
+      sorted(stepPlans(trainingCalls(rank))),
+      `the run holds the training plans only (${evalCalls.reduce((n, c) => n + c.n, 0)} evaluation plans left out)`,
+    );
+  });
+
   // A run resumed from checkpoint-2 after reaching step 3 redoes step 2: the same seed and restored RNG
-  // give the same completions, so the client's Idempotency-Key (run, step, body) makes it a replay.
+  // give the same completions, so the client's Idempotency-Key (process index, step, the call's place in the
+  // step, body) makes it a replay.
   t.test('GRPOTrainer resumed from a checkpoint: each step counted once, none lost', async (t) => {
     const { base } = await service();
     const run = runId('resume');

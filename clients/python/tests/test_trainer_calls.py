@@ -10,6 +10,7 @@ import json
 import math
 import os
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -31,6 +32,7 @@ from test_trainers import repeated, variant  # noqa: E402
 
 URL = os.environ["TUTOR_REWARD_URL"]
 VERL_FILE = os.path.join(os.path.dirname(__file__), "..", "tutor_reward", "verl.py")
+OPENRLHF_FILE = os.path.join(os.path.dirname(__file__), "..", "tutor_reward", "openrlhf.py")
 
 
 def run_id():
@@ -266,6 +268,65 @@ class TrlCallsTest(unittest.TestCase):
         view = run_view(run)
         self.assertEqual((view["open_step"]["step"], view["open_step"]["plans"]), (3, 4), "evaluation left the run alone")
 
+    def test_evaluation_with_continuous_batching_is_not_counted(self):
+        # trl 1.13.0 grpo_trainer.py L1865: generation with use_transformers_continuous_batching ends with
+        # unwrapped_model.train(), so model.training is True when the rewards are asked for, in evaluation too.
+        # transformers' Trainer evaluates through self.evaluate (Trainer._evaluate); the reward is asked for in it.
+        class Trainer:
+            def __init__(self, reward):
+                self.model = SimpleNamespace(training=True)
+                self.reward = reward
+
+            def _log_completion_extra(self, column, values):
+                pass
+
+            def score(self, step):
+                return self.reward(prompts=["p"] * 4, completions=[variant(i) for i in range(4)], completion_ids=[[1]] * 4,
+                                   profile=["python"] * 4, trainer_state=SimpleNamespace(global_step=step, epoch=0.0),
+                                   log_extra=self._log_completion_extra, log_metric=lambda name, value: None)
+
+            def evaluate(self, step):
+                self.model.training = False  # model.eval() ...
+                self.model.training = True  # ... and continuous batching's unwrapped_model.train()
+                return self.score(step)
+
+        for watched in (True, False):
+            run = run_id()
+            reward = PlanReward(Client(URL, run_id=run))
+            trainer = Trainer(reward)
+            if watched:
+                reward.watch(trainer)
+            trainer.score(3)  # a training step (an unwatched trainer is found here)
+            self.assertEqual(len(trainer.evaluate(3)), 4)
+            trainer.score(4)
+            view = run_view(run)
+            self.assertEqual((view["finalized_steps"], view["open_step"]["step"], view["open_step"]["plans"]), (1, 4, 4),
+                             f"watched={watched}: step 3 held its 4 training plans only")
+
+    def test_identical_calls_and_processes_without_rank_each_count(self):
+        # A policy whose entropy has dropped sends identical completions; processes started without RANK send
+        # identical bodies. Each call has a key of its own: every one counts.
+        run = run_id()
+        os.environ.pop("RANK", None)
+        client = Client(URL, run_id=run)
+        group = [{"query": "Teach me pandas", "profile": "python", "completions": [variant(0)] * 4}]
+        for _ in range(8):
+            client.score(group, step=0)
+        self.assertEqual(run_view(run)["open_step"]["plans"], 32, "8 identical calls, 32 plans")
+        # Four processes without RANK sending the same body at the same step.
+        code = ("import json, os, sys; from tutor_reward import Client; "
+                "Client(os.environ['TUTOR_REWARD_URL'], run_id=sys.argv[1]).score(json.loads(sys.argv[2]), step=0)")
+        env = {k: v for k, v in os.environ.items() if k not in ("RANK", "LOCAL_RANK")}
+        env["PYTHONPATH"] = os.path.join(os.path.dirname(__file__), "..")
+        procs = [subprocess.Popen([sys.executable, "-c", code, run, json.dumps(group)], env=env) for _ in range(4)]
+        self.assertEqual([p.wait(timeout=60) for p in procs], [0] * 4)
+        self.assertEqual(run_view(run)["open_step"]["plans"], 48, "each process's 4 plans counted")
+        # A resumed trainer (a new process, the same RANK) redoing step 0's first call: a replay.
+        resumed = dict(env, RANK="0")
+        for _ in range(2):
+            subprocess.run([sys.executable, "-c", code, run, json.dumps(group)], env=resumed, check=True, timeout=60)
+        self.assertEqual(run_view(run)["open_step"]["plans"], 52, "the same rank's first call of step 0, sent twice: counted once")
+
     def test_async_reward_function_is_a_coroutine_function_trl_runs_concurrently(self):
         # trl 1.13.0 _calculate_rewards: `inspect.iscoroutinefunction(reward_func)` picks the async path, and
         # the function is awaited on TRL's event loop thread with the same keyword arguments.
@@ -367,9 +428,18 @@ class RetriesTest(unittest.TestCase):
         compute_score(data_source="d", solution_str=variant(0), ground_truth="python", extra_info={"index": 0})
         self.assertEqual(run_view(self.run)["open_step"]["plans"], 2)
 
-    def test_openrlhf_post_request_retry_without_a_key_is_counted_once(self):
+    def test_trl_reward_retried_after_a_lost_answer_is_counted_once(self):
+        reward = PlanReward(Client(self.proxy.url, run_id=self.run))
+        rewards = reward(prompts=["p"] * 4, completions=[variant(i) for i in range(4)], completion_ids=[[1]] * 4,
+                         profile=["python"] * 4, trainer_state=SimpleNamespace(global_step=0))
+        self.assertEqual(len(rewards), 4)
+        self.assertEqual(self.proxy.dropped, 1, "the first answer was lost and the call retried")
+        self.assertEqual(run_view(self.run)["open_step"]["plans"], 4, "counted once")
+
+    def test_openrlhf_post_request_retry_without_a_key_counts_again(self):
         # OpenRLHF/OpenRLHF@3c3be62 openrlhf/utils/agent.py:331-350 (_post_request): the same JSON body posted
-        # again after a failure, up to 5 tries, no header of ours. (aiohttp there; the bytes are the same.)
+        # again after a failure, up to 5 tries, no header of ours. The service cannot tell that retry from an
+        # identical sample, and counts every request (docs/trainers.md); tutor_reward.openrlhf is the path with keys.
         body = json.dumps({"query": [variant(1)], "prompts": [""], "labels": ["python"]}).encode()
         url = f"{self.proxy.url}/openrlhf/reward?run_id={self.run}"
         for _ in range(5):
@@ -380,8 +450,63 @@ class RetriesTest(unittest.TestCase):
                 break
             except (urllib.error.URLError, ConnectionError):
                 continue
-        self.assertEqual(out["extra_logs"]["replayed"], [1])
-        self.assertEqual(run_view(self.run)["open_step"]["plans"], 1, "counted once")
+        self.assertEqual(self.proxy.dropped, 1)
+        self.assertEqual(out["extra_logs"]["replayed"], [0])
+        self.assertEqual(run_view(self.run)["open_step"]["plans"], 2, "the lost answer's request and its retry")
+
+
+def openrlhf_reward_func(path):
+    """OpenRLHF/OpenRLHF@3c3be62 openrlhf/utils/agent.py:193-200 (SingleTurnAgentExecutor.__init__): a first
+    remote_url ending in .py is loaded with spec_from_file_location("reward_func", path), outside any package,
+    and its reward_func taken."""
+    spec = importlib.util.spec_from_file_location("reward_func", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.reward_func
+
+
+def openrlhf_fetch_via_func(reward_func, query, prompt, label):
+    """agent.py:284-292 and 296-314 (execute, _fetch_rewards_via_func): lists of one, on a thread, and the
+    first result's rewards, scores and extra_logs read as execute reads them."""
+
+    async def fetch():
+        return await asyncio.gather(asyncio.to_thread(reward_func, [query], [prompt], [label]))
+
+    info = asyncio.run(fetch())[0]
+    score = info.get("scores")
+    return {"reward": info.get("rewards"), "scores": score if score is not None else info.get("rewards"),
+            "extra_logs": info.get("extra_logs") or {}}
+
+
+class OpenRlhfFunctionTest(unittest.TestCase):
+    def setUp(self):
+        self.run = run_id()
+        os.environ["TUTOR_REWARD_RUN"] = self.run
+        self.addCleanup(os.environ.__setitem__, "TUTOR_REWARD_URL", URL)
+        Client(URL, run_id=self.run).configure_run(samples_per_step=100)
+        self.reward_func = openrlhf_reward_func(OPENRLHF_FILE)
+
+    def test_identical_samples_each_count_and_a_lost_answer_is_counted_once(self):
+        out = [openrlhf_fetch_via_func(self.reward_func, variant(0), "", "python") for _ in range(3)]
+        self.assertEqual([o["extra_logs"]["counted"] for o in out], [[1], [1], [1]])
+        self.assertEqual(run_view(self.run)["open_step"]["plans"], 3, "three identical samples, three samples")
+        proxy = DropFirstAnswer(URL)
+        self.addCleanup(proxy.close)
+        os.environ["TUTOR_REWARD_URL"] = proxy.url
+        again = openrlhf_fetch_via_func(self.reward_func, variant(0), "", "python")
+        self.assertEqual(proxy.dropped, 1, "the first answer was lost and the call retried")
+        self.assertEqual((again["extra_logs"]["replayed"], again["extra_logs"]["counted"]), ([1], [0]))
+        self.assertEqual(again["reward"], out[0]["reward"], "the reward as it was given")
+        self.assertEqual(run_view(self.run)["open_step"]["plans"], 4, "counted once")
+
+    def test_evaluation_labels_are_scored_not_counted(self):
+        label = json.dumps({"profile": {"tags": ["python"]}, "evaluation": True})
+        out = openrlhf_fetch_via_func(self.reward_func, variant(0), "", label)
+        self.assertEqual(out["extra_logs"]["counted"], [0])
+        self.assertEqual(len(out["reward"]), 1)
+        trained = openrlhf_fetch_via_func(self.reward_func, variant(0), "", json.dumps({"profile": {"tags": ["python"]}}))
+        self.assertEqual(trained["reward"], out["reward"], "the same reward, with the run's weights")
+        self.assertEqual(run_view(self.run)["open_step"]["plans"], 1, "only the training sample counted")
 
 
 class RetryAfterTest(unittest.TestCase):

@@ -101,15 +101,19 @@ class TrlRewardTest(unittest.TestCase):
             paid[name] = reward.last_response["groups"][0]["plans"][0]["aboutness"]
         self.assertGreater(paid["covered"], paid["missed"])
 
-    def test_retry_is_not_counted_twice(self):
+    def test_identical_calls_count_and_a_retry_with_its_key_is_replayed(self):
+        # Two calls with the same completions are two batches of samples (a low-entropy policy); a call sent
+        # again with its key (what the client's own retries send) is a retry.
         client = Client(URL, run_id=run_id())
         reward = PlanReward(client)
         args = dict(prompts=["p"] * 4, completions=[variant(i) for i in range(4)],
                     trainer_state=SimpleNamespace(global_step=0), profile=["python"] * 4)
-        first = reward(**args)
-        second = reward(**args)
-        self.assertEqual(first, second)
-        self.assertEqual(client.run()["open_step"]["plans"], 4)
+        self.assertEqual(reward(**args), reward(**args))
+        self.assertEqual(client.run()["open_step"]["plans"], 8)
+        groups = [{"query": "p", "profile": "python", "completions": [variant(0)] * 4}]
+        first = client.score(groups, step=0, idempotency_key="call-1")
+        self.assertEqual(client.score(groups, step=0, idempotency_key="call-1"), first)
+        self.assertEqual(client.run()["open_step"]["plans"], 12, "the retry was replayed, not counted")
 
     def test_warns_on_unexpected_group_size(self):
         reward = PlanReward(Client(URL, run_id=run_id()), num_generations=4)

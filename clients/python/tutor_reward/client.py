@@ -39,6 +39,10 @@ def _error_code(body: str) -> Optional[str]:
     return code if isinstance(code, str) else None
 
 
+# This process, for the keys of a process that has no RANK: two such processes never share a key.
+_PROCESS = "pid-" + uuid.uuid4().hex
+
+
 class Client:
     """Talks to one run of the service.
 
@@ -60,6 +64,8 @@ class Client:
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
+        # Calls made so far per (run, step, process), for each call's key (score).
+        self._calls: dict = {}
 
     def _request(self, method: str, path: str, body: Any = None, headers: Optional[dict] = None,
                  raw: bool = False) -> Any:
@@ -94,8 +100,17 @@ class Client:
             time.sleep(delay * random.uniform(1.0, 2.0))
 
     def score(self, groups: list, step: Optional[int] = None, options: Optional[dict] = None,
-              palette: Optional[list] = None, idempotency_key: Optional[str] = None) -> dict:
-        """POST /score-plan. `groups` are dicts with query, profile and completions."""
+              palette: Optional[list] = None, idempotency_key: Optional[str] = None,
+              process: Optional[str] = None) -> dict:
+        """POST /score-plan. `groups` are dicts with query, profile and completions.
+
+        The call's Idempotency-Key names the call, not its content: the calling process (`process`, e.g. a
+        trainer's process index; else $RANK; else this process alone), the step, the call's place among this
+        client's calls of that step, and the body. Its retries keep it (replayed, not counted twice); a
+        resumed trainer that redoes a step with the same process index, place and samples sends it again
+        (replayed); two calls of identical content — identical completions, or processes without RANK — are
+        two keys, each counted.
+        """
         body: dict = {"groups": groups, "run_id": self.run_id}
         if step is not None:
             body["step"] = int(step)
@@ -103,13 +118,14 @@ class Client:
             body["options"] = options
         if palette:
             body["palette"] = palette
-        # Same call, same key: a retry is replayed. The process rank keeps two trainer processes that
-        # happen to send identical content in one step from being mistaken for a retry. The body is
-        # encoded once, for the key and to send (the same call builds the same dict, so the same bytes).
         data = json.dumps(body).encode("utf-8")
-        rank = os.environ.get("RANK", os.environ.get("LOCAL_RANK", "0"))
-        key = idempotency_key or hashlib.sha256(rank.encode("utf-8") + b"\n" + data).hexdigest()
-        return self._request("POST", "/score-plan", data, {"idempotency-key": key})
+        if idempotency_key is None:
+            who = process if process is not None else os.environ.get("RANK") or os.environ.get("LOCAL_RANK") or _PROCESS
+            place = (self.run_id, step, who)
+            self._calls[place] = self._calls.get(place, -1) + 1
+            call = f"{who}\n{step}\n{self._calls[place]}\n".encode("utf-8")
+            idempotency_key = hashlib.sha256(call + data).hexdigest()
+        return self._request("POST", "/score-plan", data, {"idempotency-key": idempotency_key})
 
     def openrlhf(self, query: list, prompts: Optional[list] = None, labels: Optional[list] = None,
                  step: Optional[int] = None, count: bool = True) -> dict:

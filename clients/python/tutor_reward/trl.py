@@ -81,6 +81,40 @@ def _query_text(prompt: Any) -> str:
     return _text(prompt)
 
 
+_EVALUATING = "_tutor_reward_evaluating"
+
+
+def _mark_evaluation(trainer: Any) -> None:
+    """Counts, on the trainer, the evaluations under way.
+
+    TRL's own signal is model.training (trl 1.13.0 grpo_trainer.py: `mode = "train" if self.model.training
+    else "eval"`), read before generating; generation with continuous batching sets it back to True
+    (`unwrapped_model.train()`, L1865) before the rewards are asked for, in evaluation too. transformers'
+    Trainer runs every evaluation through `evaluate` (its training loop's `_evaluate` calls `self.evaluate`),
+    so a reward asked for inside it is evaluation whatever model.training says.
+    """
+    if hasattr(trainer, _EVALUATING) or not callable(getattr(trainer, "evaluate", None)):
+        return
+    setattr(trainer, _EVALUATING, 0)
+    evaluate = trainer.evaluate
+
+    def marked(*args: Any, **kwargs: Any) -> Any:
+        setattr(trainer, _EVALUATING, getattr(trainer, _EVALUATING) + 1)
+        try:
+            return evaluate(*args, **kwargs)
+        finally:
+            setattr(trainer, _EVALUATING, getattr(trainer, _EVALUATING) - 1)
+
+    trainer.evaluate = marked
+
+
+def _process_index(log_extra: Any, watched: Any) -> Optional[str]:
+    """The trainer's process index (accelerate's, which it has whether or not RANK is set), for the call keys."""
+    trainer = watched if watched is not None else getattr(log_extra, "__self__", None)
+    index = getattr(getattr(trainer, "accelerator", None), "process_index", None)
+    return None if index is None else str(index)
+
+
 class PlanReward:
     """TRL reward function backed by POST /score-plan.
 
@@ -111,13 +145,23 @@ class PlanReward:
         self._warned_late: set = set()
 
     def watch(self, trainer: Any) -> "PlanReward":
-        """Score evaluation batches (trainer.model.training false) without counting them into the run."""
+        """Score evaluation batches without counting them into the run, from the trainer's first evaluation on.
+
+        Without it the trainer is found at the first call (TRL's log_extra is its bound method), so an
+        evaluation before any training step (eval_on_start) is told only by model.training.
+        """
         self._trainer = trainer
+        _mark_evaluation(trainer)
         return self
 
     def _evaluating(self, log_extra: Any) -> bool:
         # TRL passes its own bound method as log_extra: its __self__ is the trainer.
         trainer = self._trainer if self._trainer is not None else getattr(log_extra, "__self__", None)
+        if trainer is None:
+            return False
+        _mark_evaluation(trainer)
+        if getattr(trainer, _EVALUATING, 0) > 0:
+            return True
         model = getattr(trainer, "model", None)
         return model is not None and not getattr(model, "training", True)
 
@@ -154,7 +198,8 @@ class PlanReward:
                         backoff=self.client.backoff, api_key=self.client.api_key) if evaluating else self.client
         n = len(completions)
         try:
-            response = client.score(payload, step=None if evaluating else step, options={"detail": "rewards"})
+            response = client.score(payload, step=None if evaluating else step, options={"detail": "rewards"},
+                                    process=_process_index(log_extra, self._trainer))
         except Exception as err:  # noqa: BLE001 — any failure after the client's retries
             if self.on_error == "raise":
                 raise

@@ -20,8 +20,9 @@ export const openRlhfRoute =
           description:
             'Each sample is scored alone: rewards are Σ_k w_k R_k + R_hard with the run weights (no group is visible, so no ' +
             'z-score); OpenRLHF group-normalizes them itself. Samples count toward the run in automatic steps: one per ' +
-            'request, or `samples_per_step` plans per step when the run sets it. A retry is counted once: by its ' +
-            'Idempotency-Key, or without one by its content (identical samples in flight together are each counted; see docs/trainers.md).',
+            'request, or `samples_per_step` plans per step when the run sets it. Every request counts its samples, identical ' +
+            'ones included; a retry is recognised only by its Idempotency-Key (counted once, answered `replayed`). OpenRLHF’s ' +
+            'HTTP protocol sends none: its retries count again — the Python reward function (tutor_reward.openrlhf, docs/trainers.md) sends one.',
           querystring: OpenRlhfQuerySchema,
           headers: IdempotencyHeadersSchema,
           body: OpenRlhfRequestSchema,

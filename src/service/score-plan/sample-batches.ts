@@ -1,4 +1,4 @@
-import { stepSummary, type ReceiptClaim, type RunLedger, type StepInfo } from '../../runs/ledger.js';
+import { stepSummary, type RunLedger, type StepInfo } from '../../runs/ledger.js';
 import type { RunTurns } from '../../runs/turns.js';
 import { IdempotencyConflict, receiptKey } from '../../runs/idempotency.js';
 import type { GateOptions } from '../../scoring/evaluate-plan.js';
@@ -9,15 +9,19 @@ import { composeSample, type Sample } from '../../scoring/score-samples.js';
 import { partCount } from './split-groups.js';
 
 /**
- * How a request's retry is recognised. `key`: the caller's Idempotency-Key. `content`: none was sent, so the
- * key is derived from the samples themselves (see `contentClaim`).
+ * How a request's retry is recognised: by the caller's Idempotency-Key (with the fingerprint that tells a
+ * retry from a reuse of the key), and only by it. Without one every request counts: identical completions are
+ * distinct samples (a GRPO policy whose entropy has dropped sends many), never taken for a retry.
  */
-type SampleIdentity = { kind: 'key'; key: string; fingerprint: string } | { kind: 'content'; fingerprint: string };
+interface SampleIdentity {
+  key: string;
+  fingerprint: string;
+}
 
 export interface SampleRequest {
   samples: Sample[];
   step: number | undefined;
-  identity: SampleIdentity;
+  identity: SampleIdentity | undefined;
   signal: AbortSignal;
 }
 
@@ -29,25 +33,7 @@ export interface SampleAnswer {
   summary: ScoreSummary;
 }
 
-// A key derived from content is remembered for one to two windows: OpenRLHF retries a failed request up to 5
-// times, each with a 180 s timeout, so its last retry comes at most ~15 minutes after the first try.
-const CONTENT_WINDOW_MS = 15 * 60_000;
-
-/**
- * The receipt of a request without an Idempotency-Key. A retry is the same content sent again once the first
- * attempt is over, so the key is the content's fingerprint, numbered by how many requests with that content
- * are in flight in this run now: identical samples that are scored at the same time (one rollout group) are
- * told apart and each counted, while a retry — sent after its first attempt ended — takes number 1 again and
- * finds the receipt. Receipts are kept per time window and looked up in this one and the one before.
- */
-function contentClaim(step: number | undefined, fingerprint: string, occurrence: number, now: number): ReceiptClaim {
-  const window = Math.floor(now / CONTENT_WINDOW_MS);
-  const key = (w: number) => receiptKey(step, `content:${fingerprint}@${w}#${occurrence}`);
-  return { key: key(window), fingerprint, alsoUnder: [key(window - 1)] };
-}
-
 interface Pending extends SampleRequest {
-  occurrence: number;
   resolve: (a: SampleAnswer) => void;
   reject: (e: unknown) => void;
 }
@@ -61,8 +47,6 @@ interface Pending extends SampleRequest {
  */
 export class SampleBatches {
   private readonly queues = new Map<string, Pending[]>();
-  /** Requests in flight per run and content fingerprint (contentClaim's numbering). */
-  private readonly inFlight = new Map<string, Map<string, number>>();
 
   constructor(
     private readonly deps: { ledger: RunLedger; turns: RunTurns; defaults: ScoringDefaults },
@@ -70,7 +54,6 @@ export class SampleBatches {
     private readonly judge: (samples: Sample[], gate: GateOptions) => Promise<Judged[]>,
     /** The most samples one gathering holds (MAX_PLANS_PER_REQUEST). */
     private readonly maxSamples: number,
-    private readonly now: () => number = Date.now,
   ) {}
 
   /** Requests waiting to be gathered, all runs together. */
@@ -81,14 +64,9 @@ export class SampleBatches {
   }
 
   submit(runId: string, request: SampleRequest): Promise<SampleAnswer> {
-    const counts = this.inFlight.get(runId) ?? new Map<string, number>();
-    this.inFlight.set(runId, counts);
-    const fp = request.identity.fingerprint;
-    const occurrence = (counts.get(fp) ?? 0) + 1;
-    counts.set(fp, occurrence);
-    const answer = new Promise<SampleAnswer>((resolve, reject) => {
+    return new Promise<SampleAnswer>((resolve, reject) => {
       const queue = this.queues.get(runId);
-      const pending: Pending = { ...request, occurrence, resolve, reject };
+      const pending: Pending = { ...request, resolve, reject };
       if (queue) queue.push(pending);
       else {
         this.queues.set(runId, [pending]);
@@ -109,14 +87,6 @@ export class SampleBatches {
         { once: true },
       );
     });
-    const settle = () => {
-      const n = counts.get(fp)! - 1;
-      if (n > 0) counts.set(fp, n);
-      else counts.delete(fp);
-      if (counts.size === 0 && this.inFlight.get(runId) === counts) this.inFlight.delete(runId);
-    };
-    answer.then(settle, settle);
-    return answer;
   }
 
   /** Gathers the run's queue while the previous gathering is judged; each one counts in its own turn. */
@@ -163,11 +133,14 @@ export class SampleBatches {
         else live.push({ p, plans });
       }
       if (live.length === 0) return;
-      const now = this.now();
       const out = await this.deps.ledger.countMany(
         runId,
         gate,
-        live.map(({ p, plans }) => ({ step: p.step, tally: tallyOf(plans, []), receipt: claimOf(p, now) })),
+        live.map(({ p, plans }) => ({
+          step: p.step,
+          tally: tallyOf(plans, []),
+          receipt: p.identity && { key: receiptKey(p.step, p.identity.key), fingerprint: p.identity.fingerprint },
+        })),
       );
       if (out.kind === 'stale') {
         ({ gate, all } = await this.judgeBatch(batch, out.defaults));
@@ -176,9 +149,7 @@ export class SampleBatches {
       out.counted.forEach((c, i) => {
         const { p, plans } = live[i]!;
         if (c.kind === 'conflict')
-          p.reject(
-            new IdempotencyConflict(`Idempotency-Key "${p.identity.kind === 'key' ? p.identity.key : ''}" was used for different samples in run ${runId}`),
-          );
+          p.reject(new IdempotencyConflict(`Idempotency-Key "${p.identity?.key ?? ''}" was used for different samples in run ${runId}`));
         else if (c.kind === 'replay') p.resolve(answerOf(plans, c.receipt.run, true));
         else p.resolve(answerOf(plans, c.run, false));
       });
@@ -193,11 +164,6 @@ export const sampleGate = (d: Pick<ScoringDefaults, 'lambda_hard' | 'reward_prof
   lambda_hard: d.lambda_hard,
   reward_profile: d.reward_profile,
 });
-
-function claimOf(p: Pending, now: number): ReceiptClaim {
-  const id = p.identity;
-  return id.kind === 'key' ? { key: receiptKey(p.step, id.key), fingerprint: id.fingerprint } : contentClaim(p.step, id.fingerprint, p.occurrence, now);
-}
 
 function answerOf(plans: Judged[], run: StepInfo, replay: boolean): SampleAnswer {
   return {

@@ -2,7 +2,7 @@ import type { OpenRlhfRequest } from '../../contracts/openrlhf.js';
 import { InvalidRequest } from '../../common/errors.js';
 import { fingerprint } from '../../runs/idempotency.js';
 import { composeSample, type Sample } from '../../scoring/score-samples.js';
-import { samplesOf } from '../../trainers/openrlhf.js';
+import { isEvaluation, samplesOf } from '../../trainers/openrlhf.js';
 import type { Service } from '../context.js';
 import { INITIAL_WEIGHTS } from '../../grpo/compose.js';
 import { scoringDefaultsOf, summaryOf, type ScoreSummary } from '../../scoring/score-groups.js';
@@ -38,15 +38,23 @@ export async function scoreSamples(
   if (samples.length === 0) return null;
   const profileIgnored = samples.map((s) => s.profileIgnored);
   const plain = samples.map(({ completion, profile, query }) => ({ completion, profile, query }));
-  if (!at.count) return { ...(await uncounted(svc, at.runId, plain, signal)), profileIgnored };
-  const print = fingerprint([body.query, body.prompts ?? null, body.labels ?? null]);
+  const evaluation = (body.labels ?? []).map(isEvaluation);
+  if (evaluation.some(Boolean) && !(evaluation.length === samples.length && evaluation.every(Boolean))) {
+    throw new InvalidRequest('evaluation samples and training samples in one request', [
+      { path: '$.labels', message: 'mark every label of a request "evaluation": true, or none (OpenRLHF sends one sample per request)' },
+    ]);
+  }
+  if (!at.count || evaluation.some(Boolean)) return { ...(await uncounted(svc, at.runId, plain, signal)), profileIgnored };
+  const print = fingerprint([body.query, body.prompts ?? null, body.labels ?? null]); // tells a retry from a reuse of its key
   const answer = await svc.samples.submit(at.runId, {
     samples: plain,
     step: at.step,
-    identity: at.idempotencyKey === undefined ? { kind: 'content', fingerprint: print } : { kind: 'key', key: at.idempotencyKey, fingerprint: print },
+    identity: at.idempotencyKey === undefined ? undefined : { key: at.idempotencyKey, fingerprint: print },
     signal,
   });
-  return { scores: answer.scores, step: answer.run.step, counted: answer.run.counted, replayed: answer.replay, summary: answer.summary, profileIgnored };
+  // A replay counts nothing now, whatever its first answer said.
+  const counted = answer.run.counted && !answer.replay;
+  return { scores: answer.scores, step: answer.run.step, counted, replayed: answer.replay, summary: answer.summary, profileIgnored };
 }
 
 /** Scored with the weights the run's next plan would get, recorded nowhere. */

@@ -1,6 +1,6 @@
 // Single-sample requests gathered per run (src/service/score-plan/sample-batches.ts): judged together while the
-// previous gathering is judged, counted in one transaction in arrival order, retries recognised by key or by
-// content. A real ledger on both engines; the judge is a stand-in the test releases by hand.
+// previous gathering is judged, counted in one transaction in arrival order, retries recognised by key only:
+// identical samples always count. A real ledger on both engines; the judge is a stand-in the test releases by hand.
 import t from 'tap';
 import type { Profile } from '../../../src/contracts/profile.js';
 import { RunLedger } from '../../../src/runs/ledger.js';
@@ -41,15 +41,14 @@ for (const engine of ENGINES) {
     const ledger = new RunLedger(store, { lambda_hard: DEFAULT_SCORING.lambda_hard, reward_profile: DEFAULT_SCORING.reward_profile, maxRuns: 1000 });
     const deps = { ledger, turns: new RunTurns(), defaults: DEFAULT_SCORING };
     const signal = new AbortController().signal;
-    const content = (text: string) => ({ kind: 'content' as const, fingerprint: `fp-${text}` });
 
     t.test('requests arriving while a gathering is judged form the next one, counted in one transaction each, in order', async (t) => {
       const { calls, judge } = heldJudge();
       const batches = new SampleBatches(deps, judge, 1000);
       await ledger.configure('g', { samples_per_step: 100 });
-      const first = batches.submit('g', { samples: [sample('a')], step: undefined, identity: content('a'), signal });
+      const first = batches.submit('g', { samples: [sample('a')], step: undefined, identity: undefined, signal });
       await until(() => calls.length === 1);
-      const rest = ['b', 'c', 'd', 'e'].map((x) => batches.submit('g', { samples: [sample(x)], step: undefined, identity: content(x), signal }));
+      const rest = ['b', 'c', 'd', 'e'].map((x) => batches.submit('g', { samples: [sample(x)], step: undefined, identity: undefined, signal }));
       t.equal(batches.waiting, 4, 'gathered while the first is judged');
       calls[0]!.release();
       await until(() => calls.length === 2);
@@ -67,12 +66,11 @@ for (const engine of ENGINES) {
       t.same((await ledger.get('g'))!.open_step, { step: 0, plans: 5, gated: 0, requests: 5, weights: answers[0]!.run.weights });
     });
 
-    t.test('content identity: identical samples in flight together each count; sent again once answered, a replay', async (t) => {
+    t.test('without a key identical samples always count: in flight together, one after another, answered or not', async (t) => {
       const { calls, judge } = heldJudge();
-      let now = Date.UTC(2026, 0, 1);
-      const batches = new SampleBatches(deps, judge, 1000, () => now);
+      const batches = new SampleBatches(deps, judge, 1000);
       await ledger.configure('c', { samples_per_step: 100 });
-      const same = () => batches.submit('c', { samples: [sample('x')], step: undefined, identity: content('x'), signal });
+      const same = () => batches.submit('c', { samples: [sample('x')], step: undefined, identity: undefined, signal });
       const together = [same(), same(), same()];
       await until(() => calls.length === 1);
       calls[0]!.release();
@@ -83,17 +81,10 @@ for (const engine of ENGINES) {
         [false, false, false],
         'three identical samples in flight together: three samples',
       );
-      const retry = same();
+      const after = same();
       await until(() => calls.length === 3);
       calls[2]!.release();
-      const again = await retry;
-      t.equal(again.replay, true, 'the same content once none is in flight: a retry');
-      t.equal((await ledger.get('c'))!.open_step!.plans, 3);
-      now += 31 * 60_000; // past the window and the one before it
-      const later = same();
-      await until(() => calls.length === 4);
-      calls[3]!.release();
-      t.equal((await later).replay, false, 'remembered for a bounded time only');
+      t.equal((await after).replay, false, 'the same content once the others are answered: a fourth sample');
       t.equal((await ledger.get('c'))!.open_step!.plans, 4);
     });
 
@@ -101,7 +92,7 @@ for (const engine of ENGINES) {
       const { calls, judge } = heldJudge();
       const batches = new SampleBatches(deps, judge, 1000);
       const keyed = (key: string, text: string) =>
-        batches.submit('k', { samples: [sample(text)], step: 2, identity: { kind: 'key', key, fingerprint: `fp-${text}` }, signal });
+        batches.submit('k', { samples: [sample(text)], step: 2, identity: { key, fingerprint: `fp-${text}` }, signal });
       const run = async (p: Promise<unknown>) => {
         await until(() => calls.some((c) => !('done' in c)));
         const c = calls.find((x) => !('done' in x))!;
@@ -129,10 +120,10 @@ for (const engine of ENGINES) {
       const { calls, judge } = heldJudge();
       const batches = new SampleBatches(deps, judge, 1000);
       await ledger.configure('a', { samples_per_step: 100 });
-      const first = batches.submit('a', { samples: [sample('a')], step: undefined, identity: content('a'), signal });
+      const first = batches.submit('a', { samples: [sample('a')], step: undefined, identity: undefined, signal });
       await until(() => calls.length === 1);
       const stop = new AbortController();
-      const gone = batches.submit('a', { samples: [sample('b')], step: undefined, identity: content('b'), signal: stop.signal });
+      const gone = batches.submit('a', { samples: [sample('b')], step: undefined, identity: undefined, signal: stop.signal });
       stop.abort(new Error('client left'));
       await t.rejects(gone, { message: 'client left' });
       t.equal(batches.waiting, 0);
@@ -145,7 +136,7 @@ for (const engine of ENGINES) {
       const { calls, judge } = heldJudge();
       const batches = new SampleBatches(deps, judge, 1000);
       await ledger.configure('s', {});
-      const answer = batches.submit('s', { samples: [sample('a')], step: 0, identity: content('a'), signal });
+      const answer = batches.submit('s', { samples: [sample('a')], step: 0, identity: undefined, signal });
       await until(() => calls.length === 1);
       await ledger.configure('s', { lambda_hard: 3 });
       calls[0]!.release();

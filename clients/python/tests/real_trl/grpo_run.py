@@ -11,6 +11,7 @@ _pending_extra_logs/_pending_metrics in _generate_and_score_completions, log).
 
 import argparse
 import faulthandler
+import inspect
 import json
 import os
 import sys
@@ -69,8 +70,9 @@ def dataset(indices):
 
 
 class RecordingReward(PlanReward):
-    """PlanReward as TRL calls it, noting what each call returned and whether TRL was training (the bound
-    log_extra's trainer, trl 1.13.0 grpo_trainer.py `reward_kwargs["log_extra"] = self._log_completion_extra`)."""
+    """PlanReward as TRL calls it, noting what each call returned and whether TRL was training: not when
+    transformers' evaluation_loop is on the stack (Trainer.evaluate runs every evaluation through it), a
+    record independent of how PlanReward tells; `model_training` is what the model says then."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -78,10 +80,12 @@ class RecordingReward(PlanReward):
 
     def __call__(self, *args, **kwargs):
         trainer = getattr(kwargs.get("log_extra"), "__self__", None)
-        training = bool(trainer.model.training) if trainer is not None else None
+        model_training = bool(trainer.model.training) if trainer is not None else None
+        evaluating = any(frame.function == "evaluation_loop" for frame in inspect.stack(0))
         state = kwargs.get("trainer_state")
         out = super().__call__(*args, **kwargs)
-        self.calls.append({"training": training, "step": getattr(state, "global_step", None), "n": len(out),
+        self.calls.append({"training": not evaluating, "model_training": model_training,
+                           "step": getattr(state, "global_step", None), "n": len(out),
                            "rewards": [None if r is None else float(r) for r in out]})
         return out
 
@@ -106,6 +110,8 @@ def main():
     p.add_argument("--max-steps", type=int, default=3)
     p.add_argument("--eval", action="store_true", help="eval_strategy steps with an eval_dataset")
     p.add_argument("--watch", action="store_true", help="reward.watch(trainer)")
+    p.add_argument("--continuous-batching", action="store_true",
+                   help="use_transformers_continuous_batching: generation ends with model.train(), in evaluation too")
     p.add_argument("--async", dest="use_async", action="store_true",
                    help="the reward as AsyncPlanReward: TRL's async path (its event loop thread)")
     p.add_argument("--save-steps", type=int, default=0)
@@ -138,6 +144,7 @@ def main():
         logging_steps=1, learning_rate=1e-3, disable_tqdm=True, dataloader_num_workers=0,
         eval_strategy="steps" if a.eval else "no", eval_steps=2 if a.eval else None,
         save_strategy="steps" if a.save_steps else "no", save_steps=a.save_steps or 500, save_only_model=False,
+        use_transformers_continuous_batching=a.continuous_batching,
     )
     logs = LogKeys()
     trainer = GRPOTrainer(model=build_model(tokenizer), reward_funcs=[AsyncPlanReward(reward) if a.use_async else reward],
