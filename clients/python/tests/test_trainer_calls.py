@@ -523,7 +523,9 @@ class RetryAfterTest(unittest.TestCase):
         def fake_urlopen(req, timeout):
             status = answers.left.pop(0)
             if status == 200:
-                return io.BytesIO(b"{}")
+                res = io.BytesIO(b"{}")
+                res.headers = {}  # as urllib's response has them
+                return res
             headers = {"retry-after": retry_after} if retry_after else {}
             raise urllib.error.HTTPError(req.full_url, status, "x", headers, io.BytesIO(b"{}"))
 

@@ -112,7 +112,9 @@ class TrlRewardTest(unittest.TestCase):
         self.assertEqual(client.run()["open_step"]["plans"], 8)
         groups = [{"query": "p", "profile": "python", "completions": [variant(0)] * 4}]
         first = client.score(groups, step=0, idempotency_key="call-1")
-        self.assertEqual(client.score(groups, step=0, idempotency_key="call-1"), first)
+        again = client.score(groups, step=0, idempotency_key="call-1")
+        self.assertEqual((again.pop("replayed"), "replayed" in first), (True, False), "the replay says so")
+        self.assertEqual(again, first, "with the answer as it was given")
         self.assertEqual(client.run()["open_step"]["plans"], 12, "the retry was replayed, not counted")
 
     def test_warns_on_unexpected_group_size(self):

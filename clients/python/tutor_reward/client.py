@@ -83,7 +83,13 @@ class Client:
             try:
                 with urllib.request.urlopen(req, timeout=self.timeout) as res:
                     text = res.read().decode("utf-8")
-                    return text if raw else (json.loads(text) if text else None)
+                    if raw:
+                        return text
+                    out = json.loads(text) if text else None
+                    # A retry answered from its receipt: the same answer, counted nothing now.
+                    if isinstance(out, dict) and res.headers.get("idempotent-replayed") == "true":
+                        out["replayed"] = True
+                    return out
             except urllib.error.HTTPError as err:
                 text = err.read().decode("utf-8", "replace")
                 # A rate limit or a full queue is worth waiting out; other client errors are not.
