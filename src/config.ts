@@ -101,6 +101,9 @@ export const ConfigSchema = z
       .describe(
         'how long start-up waits for the PostgreSQL of `STATE_URL` while it cannot be reached (down, starting, out of connections), logging each attempt; then the service exits with one line. `0`: do not wait',
       ),
+    STATE_QUERY_TIMEOUT_MS: int(5_000).describe(
+      'PostgreSQL: the longest one statement, one wait for a row lock and one wait for a pooled connection may take; a connection whose answer does not come in time (a stalled network) is destroyed, not reused, and the request answers 503 `store_unavailable` (or `outcome_unknown` for a COMMIT without an answer). Keep it well below `REQUEST_DEADLINE_MS`',
+    ),
     STATE_FRESH_IF_UNUSABLE: z
       .stringbool()
       .default(false)

@@ -38,6 +38,11 @@ export const ERRORS = {
     meaning: 'The headers took longer than `HEADERS_TIMEOUT_MS`, or the request longer than `REQUEST_TIMEOUT_MS`; the connection is closed',
   },
   idempotency_conflict: { status: 409, retryable: false, meaning: 'An `Idempotency-Key` reused in a run for a different body' },
+  step_conflict: {
+    status: 409,
+    retryable: false,
+    meaning: '`POST /runs/:id/finalize` named a step that is not the open one (the next step began first, or the step never did); nothing was finalized',
+  },
   body_too_large: { status: 413, retryable: false, meaning: 'The body is over `BODY_LIMIT_BYTES`, counted after decompression' },
   unsupported_media_type: { status: 415, retryable: false, meaning: 'The body is not sent as `content-type: application/json`' },
   unsupported_encoding: {

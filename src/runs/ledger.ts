@@ -59,6 +59,13 @@ export class RunNotFound extends ServiceError {
     super('run_not_found', `no run "${runId}"`);
   }
 }
+/** A finalize that names a step other than the run's open one: a step that began since, or never did. */
+class StepConflict extends ServiceError {
+  override name = 'StepConflict';
+  constructor(message: string) {
+    super('step_conflict', message);
+  }
+}
 /** A configuration whose fields are each valid but not together (w_min > w_max, w0 summing to 0). */
 class InvalidRunConfig extends ServiceError {
   override name = 'InvalidRunConfig';
@@ -156,12 +163,21 @@ export class RunLedger {
     return this.store.withRun(id, (tx) => tx.deleteRun());
   }
 
-  /** Finalizes the open step, if any (the end of training, or a trainer that wants it now). */
-  finalize(id: string): Promise<{ finalized: HistoryRow | null; run: RunView }> {
+  /**
+   * Finalizes the open step (the end of training, or a trainer that knows its step is complete). `step`, the
+   * step the caller means to close: another open step (the next one's first request came first) is a
+   * conflict; a step already finalized, or none open, is nothing to do, so a retry finalizes nothing twice.
+   * Without it, whatever step is open.
+   */
+  finalize(id: string, step?: number): Promise<{ finalized: HistoryRow | null; run: RunView }> {
     return this.store.withRun(id, async (tx) => {
       const run = await tx.run();
       if (!run) throw new RunNotFound(id);
       const open = await tx.openStep();
+      if (step !== undefined && open && open.step !== step) {
+        if (run.last_finalized_step !== null && step <= run.last_finalized_step) return { finalized: null, run: view(run, open) };
+        throw new StepConflict(`step ${step} is not the open step of run "${id}": step ${open.step} is`);
+      }
       if (!open) return { finalized: null, run: view(run, null) };
       const { row, after } = await this.finalizeOpen(tx, run, open);
       return { finalized: row, run: view(after, null) };

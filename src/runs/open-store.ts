@@ -11,8 +11,12 @@ export interface StoreSettings {
   waitMs: number;
   /** STATE_FRESH_IF_UNUSABLE. */
   freshIfUnusable: boolean;
+  /** STATE_QUERY_TIMEOUT_MS (PostgreSQL). */
+  queryTimeoutMs?: number;
 }
 
 export async function openRunStore(s: StoreSettings, events: StoreEvents = () => undefined): Promise<RunStore> {
-  return s.stateUrl ? PostgresRunStore.open(s.stateUrl, s.waitMs, events) : new SqliteRunStore(s.stateDir, { freshIfUnusable: s.freshIfUnusable, events });
+  return s.stateUrl
+    ? PostgresRunStore.open(s.stateUrl, s.waitMs, events, s.queryTimeoutMs)
+    : new SqliteRunStore(s.stateDir, { freshIfUnusable: s.freshIfUnusable, events });
 }

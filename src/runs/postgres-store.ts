@@ -87,10 +87,13 @@ const types = {
 } as pg.CustomTypesConfig;
 
 // SQLSTATE class 08 (connection), 53 (resources: disk full, out of memory, too many connections), 57 (operator
-// intervention: shutdown, starting up), or a socket error.
-const UNREACHABLE_STATE = /^(08|53|57)|^E[A-Z]+$/;
-// The driver's own words when the socket ends or never opens; these errors carry no code.
-const LOST_CONNECTION = /Connection terminated|timeout exceeded when trying to connect|not queryable/;
+// intervention: shutdown, starting up; 57014, a statement past statement_timeout), 55P03 (no lock within
+// lock_timeout), 25006 (a read-only transaction: a replica, or a primary after a failover turned it read-only),
+// or a socket error.
+const UNREACHABLE_STATE = /^(08|53|57|55P03$|25006$)|^E[A-Z]+$/;
+// The driver's own words when the socket ends, never opens, or gives no answer within query_timeout; these
+// errors carry no code.
+const LOST_CONNECTION = /Connection terminated|timeout exceeded when trying to connect|not queryable|Query read timeout/;
 
 const unreachable = (e: unknown): boolean => {
   if (e instanceof ServiceError) return false;
@@ -216,12 +219,21 @@ export class PostgresRunStore implements RunStore {
     private readonly pool: pg.Pool,
     events: StoreEvents,
   ) {
+    // Usable means able to commit: a server that answers but is read-only (a replica, a primary fenced after a
+    // failover, default_transaction_read_only) is not.
     const ping = async () => {
+      let row: { read_only: string; recovery: boolean } | undefined;
       try {
-        await pool.query('SELECT 1');
+        [row] = (
+          await pool.query<{ read_only: string; recovery: boolean }>(
+            "SELECT current_setting('transaction_read_only') AS read_only, pg_is_in_recovery() AS recovery",
+          )
+        ).rows;
       } catch (e) {
         throw new Error(`state database unavailable: ${(e as Error).message}`);
       }
+      if (row?.read_only === 'on' || row?.recovery)
+        throw new Error(`state database unavailable: it is read-only${row.recovery ? ' (in recovery: a standby)' : ''}`);
     };
     this.health = new StoreHealth({ ping, probe: ping }, events);
     // An idle client's error (the server restarted, or ended it) must not end the process: the pool drops
@@ -233,11 +245,24 @@ export class PostgresRunStore implements RunStore {
    * Connects and migrates. While the server cannot be reached (down, starting up), it retries for up to
    * `waitMs`, reporting each wait, so replicas started before their database do not crash-loop.
    */
-  static async open(url: string, waitMs = 0, events: StoreEvents = () => undefined): Promise<PostgresRunStore> {
+  static async open(url: string, waitMs = 0, events: StoreEvents = () => undefined, queryTimeoutMs = 5_000): Promise<PostgresRunStore> {
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
-      // A server that accepts the connection and never answers must not hang start-up or a request.
-      const pool = new pg.Pool({ connectionString: url, max: 8, types, connectionTimeoutMillis: 5_000, keepAlive: true });
+      // A server that accepts the connection and never answers, a statement stuck behind a lock, a network
+      // that stalls without closing: each ends within queryTimeoutMs, inside the request's deadline. The
+      // server ends its side too (statement_timeout, lock_timeout, and a transaction left idle).
+      const pool = new pg.Pool({
+        connectionString: url,
+        max: 8,
+        types,
+        connectionTimeoutMillis: queryTimeoutMs,
+        query_timeout: queryTimeoutMs,
+        statement_timeout: queryTimeoutMs,
+        lock_timeout: queryTimeoutMs,
+        idle_in_transaction_session_timeout: 4 * queryTimeoutMs,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: queryTimeoutMs,
+      });
       // Until the store takes the pool over, an idle client's error shows as the migration's own failure.
       const ignore = () => undefined;
       pool.on('error', ignore);

@@ -57,7 +57,13 @@ export interface ServiceEvents {
 
 export async function startService(config: Config, events: ServiceEvents = {}): Promise<Service> {
   const store = await openRunStore(
-    { stateUrl: config.STATE_URL, stateDir: config.STATE_DIR, waitMs: config.STATE_WAIT_MS, freshIfUnusable: config.STATE_FRESH_IF_UNUSABLE },
+    {
+      stateUrl: config.STATE_URL,
+      stateDir: config.STATE_DIR,
+      waitMs: config.STATE_WAIT_MS,
+      freshIfUnusable: config.STATE_FRESH_IF_UNUSABLE,
+      queryTimeoutMs: config.STATE_QUERY_TIMEOUT_MS,
+    },
     events.store,
   );
   const defaults = serviceDefaults(config);

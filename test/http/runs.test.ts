@@ -224,3 +224,25 @@ t.test('a finalized step records how many of its plans raised each gaming signal
   t.equal((await inject('POST', '/score-plan', { run_id: 'gaming', step: 1, groups: [unparsed] })).statusCode, 200);
   t.equal((await inject('POST', '/runs/gaming/finalize')).json<{ finalized: HistoryRow }>().finalized.aboutness, null, 'no parsed plan: null');
 });
+
+t.test('finalize names its step: the open one is closed, another is a 409 and closes nothing, a finalized one is a no-op', async (t) => {
+  const count = (step: number) => inject('POST', '/score-plan', { run_id: 'fin', step, groups: [group(4)] });
+  t.equal((await count(0)).statusCode, 200);
+  const closed = await inject('POST', '/runs/fin/finalize', { step: 0 });
+  t.equal(closed.statusCode, 200);
+  t.equal(closed.json<{ finalized: { step: number } }>().finalized.step, 0);
+  const again = await inject('POST', '/runs/fin/finalize', { step: 0 });
+  t.same([again.statusCode, again.json<{ finalized: unknown }>().finalized], [200, null], 'a retry finalizes nothing twice');
+  // The next step's first request arrives before a late finalize of the step it means.
+  t.equal((await count(1)).statusCode, 200);
+  const late = await inject('POST', '/runs/fin/finalize', { step: 2 });
+  t.equal(late.statusCode, 409);
+  t.match(late.json(), { code: 'step_conflict', message: /step 2 is not the open step of run "fin": step 1 is/ });
+  t.equal((await inject('GET', '/runs/fin')).json<RunView>().open_step?.step, 1, 'step 1 stays open');
+  t.equal((await inject('POST', '/runs/fin/finalize', { step: 1, extra: true })).statusCode, 400, 'a strict body');
+  t.equal((await inject('POST', '/runs/fin/finalize')).json<{ finalized: { step: number } }>().finalized.step, 1, 'without a body: the open step');
+  const none = await inject('POST', '/runs/fin/finalize', { step: 2 });
+  t.same([none.statusCode, none.json<{ finalized: unknown }>().finalized], [200, null], 'no open step: nothing to close');
+  t.equal((await count(2)).statusCode, 200);
+  t.equal((await inject('POST', '/runs/fin/finalize', {})).json<{ finalized: { step: number } }>().finalized.step, 2, '{}: the open step');
+});

@@ -2,12 +2,15 @@ import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 
 /**
  * A TCP proxy in front of a database that fails on command, as networks and servers do: `cut()` drops
- * every open connection, `refuse` closes new ones at once, and `cutAfter(marker)` drops a connection right
- * after the server has answered the client message that contains `marker` — the answer is never delivered.
+ * every open connection, `refuse` closes new ones at once, `stall` holds every byte in both directions
+ * while keeping the connections open (a partition that never closes a socket), and `cutAfter(marker)` drops
+ * a connection right after the server has answered the client message that contains `marker` — the answer
+ * is never delivered.
  */
 export interface FaultyProxy {
   port: number;
   refuse: boolean;
+  stall: boolean;
   /** Connections refused so far. */
   refused: number;
   cut(): void;
@@ -33,6 +36,7 @@ export async function startProxy(target: { host: string; port: number }): Promis
       upstream.destroy();
     };
     client.on('data', (chunk) => {
+      if (proxy.stall) return;
       if (marker && chunk.includes(marker.text)) {
         armed = true;
         const { hit } = marker;
@@ -45,7 +49,7 @@ export async function startProxy(target: { host: string; port: number }): Promis
       upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
-      if (!armed) client.write(chunk);
+      if (!armed && !proxy.stall) client.write(chunk);
     });
     client.on('error', end).on('close', end);
     upstream.on('error', end).on('close', end);
@@ -54,6 +58,7 @@ export async function startProxy(target: { host: string; port: number }): Promis
   const proxy: FaultyProxy = {
     port: (server.address() as AddressInfo).port,
     refuse: false,
+    stall: false,
     refused: 0,
     cut: () => {
       for (const [a, b] of pairs) {

@@ -161,8 +161,11 @@ class Client:
         return self._request("GET", f"/runs/{self._run()}/history?offset={offset}&limit={limit}&format={fmt}",
                              raw=csv)
 
-    def finalize(self) -> dict:
-        return self._request("POST", f"/runs/{self._run()}/finalize")
+    def finalize(self, step: Optional[int] = None) -> dict:
+        """POST /runs/:id/finalize. `step`: the step to close; if another step has begun meanwhile the service
+        answers 409 (step_conflict) and closes nothing, and a step already finalized is a no-op."""
+        body = None if step is None else {"step": int(step)}
+        return self._request("POST", f"/runs/{self._run()}/finalize", body)
 
     def delete_run(self) -> None:
         self._request("DELETE", f"/runs/{self._run()}")

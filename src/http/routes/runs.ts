@@ -132,16 +132,31 @@ export const runRoutes =
       '/runs/:id/finalize',
       {
         config: { scope: 'admin' },
+        // The deprecated call sends no body (Fastify reads it as null): it is `{}`, whatever step is open.
+        preValidation: async (req) => {
+          req.body ??= {};
+        },
         schema: {
           operationId: 'finalizeRun',
           tags,
           summary: 'Finalize the open step now (end of training, or a trainer that knows the step is complete)',
+          description:
+            'Send `{"step": N}`, the step you mean to close: if the next step has begun meanwhile the answer is 409 `step_conflict` and nothing is closed; a step already finalized (a retry), or no open step, finalizes nothing. Without `step`, whatever step is open is closed: deprecated, since a request of the next step that arrives first has its step closed early.',
           params: Params,
-          response: { 200: z.object({ finalized: HistoryRowSchema.nullable(), run: RunViewSchema }), 400: ErrorResponseSchema, 404: ErrorResponseSchema },
+          body: z
+            .object({ step: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('The step to finalize') })
+            .strict()
+            .meta({ id: 'FinalizeRequest', examples: [{ step: 0 }] }),
+          response: {
+            200: z.object({ finalized: HistoryRowSchema.nullable(), run: RunViewSchema }),
+            400: ErrorResponseSchema,
+            404: ErrorResponseSchema,
+            409: ErrorResponseSchema,
+          },
         },
       },
       async (req) => {
-        return ctx.turns.inTurn(req.params.id, undefined, () => ctx.ledger.finalize(req.params.id));
+        return ctx.turns.inTurn(req.params.id, undefined, () => ctx.ledger.finalize(req.params.id, req.body.step));
       },
     );
 
