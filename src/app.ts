@@ -81,6 +81,7 @@ export async function buildApp(config: Config): Promise<App> {
     maxWaiting: config.MAX_WAITING_CONNECTIONS,
     trustProxy: trustProxy(config),
   });
+  app.decorate('closing', new AbortController());
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built from the zod-inferred types, so the compiler checks their shape; re-validating a
   // large response with zod at run time costs more than the scoring itself. Tests validate every response

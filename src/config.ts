@@ -135,7 +135,9 @@ export const ConfigSchema = z
       ),
     ENCODER_CACHE_SIZE: int(10_000).describe("sentence embeddings kept in the LRU cache, per encoder (the service's and the verifier's) per worker"),
     ENCODER_BATCH_SIZE: int(32).describe('texts per ONNX run'),
-    SHUTDOWN_GRACE_MS: int(10_000).describe('how long SIGTERM waits for in-flight requests'),
+    SHUTDOWN_GRACE_MS: int(10_000).describe(
+      'how long SIGTERM waits for in-flight requests; work still running or queued after three quarters of it is stopped and answered 503 `shutting_down` (its client retries elsewhere), and the process exits 0 once every request is answered',
+    ),
     WORKERS: z.coerce
       .number()
       .int()

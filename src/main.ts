@@ -3,6 +3,11 @@ import { buildApp } from './app.js';
 import { loadConfig, planLimits } from './config.js';
 import { serviceDefaults } from './service/context.js';
 import { selfCheck } from './scoring/self-check.js';
+import { ShuttingDown } from './common/errors.js';
+
+// The share of SHUTDOWN_GRACE_MS work may use; the rest answers what is left and closes the pool and the store.
+const GRACE_WORK_SHARE = 0.75;
+const IDLE_CLOSE_MS = 100;
 
 /** Start-up failures are the operator's to fix: one line naming the cause and the setting, no stack. */
 async function start() {
@@ -39,12 +44,22 @@ readiness.reason = check.ok ? 'ok' : `self-check failed: ${check.reason}`;
 app.log.info({ readiness, docs: '/docs' }, 'service started');
 
 // SIGTERM, SIGINT or an uncaught error: stop taking requests, let those in flight finish (the pool and the
-// run store close after them), then exit; past SHUTDOWN_GRACE_MS, exit anyway.
+// run store close after them), then exit 0. Work still running or queued near the end of SHUTDOWN_GRACE_MS is
+// stopped and answered 503 `shutting_down` (its client retries elsewhere) instead of being cut off at the exit.
 closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS, logger: { error: (msg: unknown) => app.log.error(msg) } }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'closing after an uncaught error');
   readiness.ready = false;
   readiness.reason = 'shutting down';
   app.log.info({ signal }, 'draining in-flight requests');
+  const answerTheRest = setTimeout(() => {
+    app.log.warn('grace period nearly over: stopping the work left, answered 503 shutting_down');
+    app.closing.abort(new ShuttingDown());
+  }, config.SHUTDOWN_GRACE_MS * GRACE_WORK_SHARE);
+  // A keep-alive connection whose last request was answered would hold the close open until its idle
+  // timeout: each is closed as soon as it is idle.
+  const closeIdle = setInterval(() => app.server.closeIdleConnections(), IDLE_CLOSE_MS);
   await app.close();
+  clearTimeout(answerTheRest);
+  clearInterval(closeIdle);
   app.log.info('stopped');
 });

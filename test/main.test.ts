@@ -6,6 +6,7 @@ import t from 'tap';
 import { EXAMPLE_SCORE_REQUEST } from '../src/contracts/examples.js';
 import { tempStateDir } from './support/app.js';
 import { startService } from './support/service.js';
+import { InferenceStandIn, remoteVerifierDir } from './support/inference-server.js';
 import { tempDir } from './support/temp.js';
 
 // The variables by which onnxruntime 1.30 takes itself to be on a CI machine and sends nothing
@@ -81,6 +82,32 @@ t.test('service process: logs, readiness and graceful shutdown', async (t) => {
   t.equal(await answered, 200, 'in-flight request completed during shutdown');
   t.equal(await svc.exited, 0, 'clean exit');
   t.ok(lines.some((l) => l.msg === 'stopped'));
+});
+
+// Work that outlasts the grace period is answered, not cut off: a verifier server that never answers holds a
+// /verify-turn past SIGTERM; near the end of SHUTDOWN_GRACE_MS it is answered 503 shutting_down, and the
+// process exits 0, since every request it took was answered.
+t.test('service process: SIGTERM answers the work left near the end of the grace period with 503, then exits 0', async (t) => {
+  const server = await new InferenceStandIn('vllm', () => 0.5).listen();
+  t.teardown(() => server.close());
+  server.answer = () => 'stall';
+  const svc = await startService({ STATE_DIR: tempStateDir(), VERIFIER_DIR: remoteVerifierDir(server, { timeout_ms: 600_000 }), SHUTDOWN_GRACE_MS: '6000' });
+  t.teardown(() => svc.child.kill('SIGKILL'));
+  // Models still loading at shutdown are waited for; here only the stalled request is left.
+  await svc.waitForLine((l) => l.capability === 'meteor');
+  const answer = fetch(`${svc.base}/verify-turn`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ task: { description: 'Add 2 and 3.' }, context: [], candidates: ['What is 2 + 3?'] }),
+  });
+  await server.until(() => server.calls.length === 1);
+  svc.child.kill('SIGTERM');
+  const res = await answer;
+  t.equal(res.status, 503);
+  t.match(await res.json(), { code: 'shutting_down' });
+  t.ok(Number(res.headers.get('retry-after')) > 0);
+  t.equal(await svc.exited, 0, 'every request answered: a clean exit');
+  t.ok(svc.lines.some((l) => l.msg === 'stopped'));
 });
 
 t.test('service process: the verifier loads once at start-up; without it the rest is served', async (t) => {

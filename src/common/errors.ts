@@ -23,6 +23,17 @@ export class InvalidRequest extends ServiceError {
   }
 }
 
+/** The service is shutting down and its grace period is nearly over: the request's work was stopped. */
+export class ShuttingDown extends ServiceError {
+  override name = 'ShuttingDown';
+  constructor() {
+    super(
+      'shutting_down',
+      'the service is shutting down: this request was stopped before its grace period ran out; nothing of it was recorded, retry (another replica takes it)',
+    );
+  }
+}
+
 /** The request's deadline passed; its work was stopped. */
 export class DeadlineExceeded extends ServiceError {
   override name = 'DeadlineExceeded';

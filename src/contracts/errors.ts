@@ -93,6 +93,12 @@ export const ERRORS = {
       'A /score-plan request with `options.judge`: the LLM judge (JUDGE_BASE_URL) is down, too slow (past JUDGE_TIMEOUT_MS after JUDGE_RETRIES) or answered without a rating 1–5 (the message says which); nothing was recorded',
   },
   worker_out_of_memory: { status: 503, retryable: false, meaning: 'A task outgrew `WORKER_HEAP_MB`; the worker was replaced: send less per request' },
+  shutting_down: {
+    status: 503,
+    retryable: true,
+    meaning:
+      'The service received SIGTERM and its `SHUTDOWN_GRACE_MS` is nearly over: work still under way or queued is stopped and answered so, rather than cut off; nothing of it was recorded',
+  },
   deadline_exceeded: {
     status: 504,
     retryable: false,

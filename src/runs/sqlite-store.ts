@@ -315,14 +315,15 @@ export class SqliteRunStore implements RunStore {
 
   /**
    * Runs f on the database unless it was found damaged; finding damage now stops every later use. A full
-   * or failing disk is a 503 worth retrying, until the probe (or a later use) finds it writable again.
+   * or failing disk is a 503 worth retrying, until the probe (or a later commit: `commits`) finds it writable
+   * again; a read that succeeds says nothing of writing.
    */
-  private async use<T>(f: () => T | Promise<T>): Promise<T> {
+  private async use<T>(f: () => T | Promise<T>, commits = false): Promise<T> {
     if (this.damaged) throw this.damaged;
     try {
       this.checkFile();
       const out = await f();
-      this.health.up();
+      if (commits) this.health.up();
       return out;
     } catch (e) {
       const code = sqliteCode(e);
@@ -350,7 +351,7 @@ export class SqliteRunStore implements RunStore {
           if (this.db.inTransaction) this.db.exec('ROLLBACK');
           throw e;
         }
-      }),
+      }, true),
     );
     this.tail = result.catch(() => undefined);
     return result;

@@ -59,6 +59,8 @@ t.test('a full disk: 503 store_unavailable and /ready 503 while it is full, back
   t.match(await ready.json(), { ready: false, reason: /SQLITE_FULL|disk of STATE_DIR is full/ });
   t.equal((await post(stateless)).status, 200, 'scoring without a run goes on');
   t.equal((await fetch(`${svc.base}/health`)).status, 200);
+  t.equal((await fetch(`${svc.base}/runs/r`)).status, 200, 'reads still work');
+  t.equal((await fetch(`${svc.base}/ready`)).status, 503, 'a read that succeeds does not make a full disk ready');
 
   rmSync(filler);
   await until('ready again', async () => (await fetch(`${svc.base}/ready`)).status === 200);
