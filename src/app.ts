@@ -50,6 +50,8 @@ const stagesMs = (t: Timings) => Object.fromEntries(t.entries().map(([stage, ms]
 export interface App {
   app: FastifyInstance;
   readiness: Readiness;
+  /** Settles once the run store is usable; rejects (the service cannot run) if start-up gives up on it. */
+  storeOpened: Promise<void>;
   capabilities: { verify_turn: Capability<string>; trace_knowledge: Capability<string>; meteor: Capability<string> };
 }
 
@@ -172,5 +174,5 @@ export async function buildApp(config: Config): Promise<App> {
   await app.register(dialogueNextRoute);
   await app.register(evaluateRoutes(ctx));
   await registerDashboard(app);
-  return { app, readiness, capabilities };
+  return { app, readiness, capabilities, storeOpened: ctx.storeOpened };
 }

@@ -99,11 +99,19 @@ export const ConfigSchema = z
       .min(0)
       .default(60_000)
       .describe(
-        'how long start-up waits for the PostgreSQL of `STATE_URL` while it cannot be reached (down, starting, out of connections), logging each attempt; then the service exits with one line. `0`: do not wait',
+        'how long start-up waits for the PostgreSQL of `STATE_URL` while it cannot be reached (down, starting, out of connections), logging each attempt; the service listens meanwhile (`/health` 200, `/ready` 503, run requests 503 `store_unavailable`), and exits with one line if the wait runs out. `0`: do not wait',
       ),
     STATE_QUERY_TIMEOUT_MS: int(5_000).describe(
       'PostgreSQL: the longest one statement, one wait for a row lock and one wait for a pooled connection may take; a connection whose answer does not come in time (a stalled network) is destroyed, not reused, and the request answers 503 `store_unavailable` (or `outcome_unknown` for a COMMIT without an answer). Keep it well below `REQUEST_DEADLINE_MS`',
     ),
+    STATE_CHECK_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(60_000)
+      .describe(
+        "SQLite: how often SQLite's `quick_check` reads every page of `runs.sqlite`, on a thread of its own, for damage inside the file (bytes changed under a sound header); what it finds makes the store `state_damaged` (503, `/ready` 503, nothing further acknowledged, one log line). `0`: never",
+      ),
     STATE_FRESH_IF_UNUSABLE: z
       .stringbool()
       .default(false)

@@ -24,12 +24,19 @@ async function start() {
     }
     return { config, ...built };
   } catch (e) {
-    process.stderr.write(`tutor-reward: cannot start: ${(e as Error).message.replaceAll(/\s*\n\s*/g, '; ')}\n`);
-    process.exit(1);
+    cannotStart(e);
   }
 }
 
-const { config, app, readiness, capabilities } = await start();
+function cannotStart(e: unknown): never {
+  process.stderr.write(`tutor-reward: cannot start: ${(e as Error).message.replaceAll(/\s*\n\s*/g, '; ')}\n`);
+  process.exit(1);
+}
+
+const { config, app, readiness, capabilities, storeOpened } = await start();
+// PostgreSQL not reached yet: the port is open (liveness passes) and /ready says why not; start-up that
+// gives up on it (STATE_WAIT_MS, or a database that cannot be used) ends the process with one line.
+storeOpened.then(() => app.log.info('run state store ready'), cannotStart);
 // Models load in the background once the port is open; /ready reports each capability meanwhile.
 for (const [name, capability] of Object.entries(capabilities)) {
   capability.get().then(

@@ -129,7 +129,7 @@ t.test('an empty or foreign runs.sqlite is refused at start; STATE_FRESH_IF_UNUS
   t.equal((await fetch(`${svc.base}/ready`)).status, 200);
 });
 
-t.test('PostgreSQL unreachable at start: the service waits (STATE_WAIT_MS), logging each attempt, then starts', async (t) => {
+t.test('PostgreSQL unreachable at start: the service listens, not ready, waits (STATE_WAIT_MS) logging each attempt, then is ready', async (t) => {
   const url = new URL(await freshPostgresUrl());
   const proxy = await startProxy({ host: url.hostname, port: Number(url.port) });
   t.teardown(() => proxy.close());
@@ -141,15 +141,22 @@ t.test('PostgreSQL unreachable at start: the service waits (STATE_WAIT_MS), logg
     /cannot use the PostgreSQL database of STATE_URL after waiting 0 s \(STATE_WAIT_MS\): .*(ECONNREFUSED|ECONNRESET|Connection terminated)/,
   );
 
-  const starting = startService({ STATE_DIR: tempStateDir(), STATE_URL: url.toString(), STATE_WAIT_MS: '60000', WORKERS: '1' });
-  // The database comes up after the service has tried twice.
-  await until('two attempts refused', async () => proxy.refused >= 2);
-  proxy.refuse = false;
-  const svc = await starting;
+  // The service listens while it waits: alive (liveness passes), not ready, run requests 503.
+  const svc = await startService({ STATE_DIR: tempStateDir(), STATE_URL: url.toString(), STATE_WAIT_MS: '60000', WORKERS: '1' }, [], { store: false });
   t.teardown(() => svc.child.kill('SIGKILL'));
+  await until('two attempts refused', async () => proxy.refused >= 2);
+  t.equal((await fetch(`${svc.base}/health`)).status, 200);
+  const waiting = await fetch(`${svc.base}/ready`);
+  t.equal(waiting.status, 503);
+  t.match(await waiting.json(), { ready: false, reason: /waiting for the PostgreSQL database of STATE_URL/ });
+  const early = await fetch(`${svc.base}/runs/x`);
+  t.match([early.status, ((await early.json()) as { code: string }).code], [503, 'store_unavailable']);
+  // The database comes up after the service has tried twice.
+  proxy.refuse = false;
+  await svc.waitForLine((l) => l.msg === 'run state store ready');
+  await until('ready once the database is reached', async () => (await fetch(`${svc.base}/ready`)).status === 200);
   const waits = svc.lines.filter((l) => l.msg === 'run state store not reachable yet: waiting (STATE_WAIT_MS)');
   t.ok(waits.length >= 1, 'each attempt is logged');
   t.match(waits[0], { level: 40, reason: /PostgreSQL database of STATE_URL cannot be reached .*attempt 1, next in \d+ ms/ });
   t.notMatch(JSON.stringify(waits), /postgres:\/\//, 'never the URL (it may carry a password)');
-  t.equal((await fetch(`${svc.base}/ready`)).status, 200);
 });

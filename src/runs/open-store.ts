@@ -2,6 +2,7 @@ import { PostgresRunStore } from './postgres-store.js';
 import { SqliteRunStore } from './sqlite-store.js';
 import type { RunStore } from './store.js';
 import type { StoreEvents } from './store-health.js';
+import { StoreBeingOpened } from './store-being-opened.js';
 
 export interface StoreSettings {
   /** STATE_URL: PostgreSQL, shared by replicas; unset: the embedded SQLite file under `stateDir`. */
@@ -13,10 +14,19 @@ export interface StoreSettings {
   freshIfUnusable: boolean;
   /** STATE_QUERY_TIMEOUT_MS (PostgreSQL). */
   queryTimeoutMs?: number;
+  /** STATE_CHECK_INTERVAL_MS (SQLite). */
+  checkIntervalMs?: number;
 }
 
-export async function openRunStore(s: StoreSettings, events: StoreEvents = () => undefined): Promise<RunStore> {
-  return s.stateUrl
-    ? PostgresRunStore.open(s.stateUrl, s.waitMs, events, s.queryTimeoutMs)
-    : new SqliteRunStore(s.stateDir, { freshIfUnusable: s.freshIfUnusable, events });
+/**
+ * The run store, and when it is usable: SQLite at once (a file that cannot be used fails here), PostgreSQL
+ * once its server is reached — meanwhile the store answers 503 and the service listens (StoreBeingOpened).
+ */
+export function openRunStore(s: StoreSettings, events: StoreEvents = () => undefined): { store: RunStore; opened: Promise<void> } {
+  if (!s.stateUrl) {
+    const store = new SqliteRunStore(s.stateDir, { freshIfUnusable: s.freshIfUnusable, events, checkIntervalMs: s.checkIntervalMs });
+    return { store, opened: Promise.resolve() };
+  }
+  const store = new StoreBeingOpened(PostgresRunStore.open(s.stateUrl, s.waitMs, events, s.queryTimeoutMs));
+  return { store, opened: store.opened };
 }

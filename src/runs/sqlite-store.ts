@@ -15,6 +15,8 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { HistoryRow } from '../contracts/runs.js';
 import type { AxisVector } from '../grpo/compose.js';
@@ -47,6 +49,8 @@ import {
   type StoredReceipt,
 } from './store.js';
 import { StoreHealth, type StoreEvents } from './store-health.js';
+
+const require = createRequire(import.meta.url);
 
 // Versioned migrations, applied in order at start-up; user_version records how many have run.
 // Doubles are REAL (IEEE-754, bit-exact) or JSON text (shortest round-trip), raw plan values float64 bytes.
@@ -105,7 +109,27 @@ export interface SqliteStoreOptions {
    */
   freshIfUnusable?: boolean;
   events?: StoreEvents;
+  /**
+   * STATE_CHECK_INTERVAL_MS: how often SQLite's quick_check reads every page of the file, on a thread of its
+   * own, for damage inside it (bytes changed under a sound header); 0 or unset: never.
+   */
+  checkIntervalMs?: number;
 }
+
+// quick_check on a read-only connection of its own, in a worker thread: it reads every page, which for a large
+// file is long, and the event loop must not wait for it. Its own words for what it found, or 'ok'.
+const QUICK_CHECK = `
+const { parentPort, workerData } = require('node:worker_threads');
+let found;
+try {
+  const db = new (require(workerData.module))(workerData.file, { readonly: true, fileMustExist: true });
+  found = db.pragma('quick_check').map((row) => row.quick_check);
+  db.close();
+} catch (e) {
+  found = [(e.code ? e.code + ': ' : '') + e.message];
+}
+parentPort.postMessage(found);
+`;
 
 /** Why a file at the state path is not a state this service can open, or null. */
 function unusableFile(file: string): string | null {
@@ -132,6 +156,8 @@ export class SqliteRunStore implements RunStore {
   private tail: Promise<unknown> = Promise.resolve();
   private damaged: StateDamaged | null = null;
   private readonly health: StoreHealth;
+  private readonly checker: NodeJS.Timeout | null = null;
+  private checking = false;
 
   constructor(
     private readonly stateDir: string,
@@ -171,6 +197,7 @@ export class SqliteRunStore implements RunStore {
     this.identity = { dev: st.dev, ino: st.ino, size: st.size, pageSize: db.pragma('page_size', { simple: true }) as number };
     this.fd = openSync(this.file, 'r');
     this.health = new StoreHealth({ ping: async () => this.checkRoom(), probe: async () => this.probeRoom() }, events);
+    if (options.checkIntervalMs) this.checker = setInterval(() => void this.quickCheck(events), options.checkIntervalMs).unref();
     this.stmt = {
       getRun: db.prepare<[string], RunColumns>('SELECT * FROM runs WHERE id = ?'),
       listRuns: db.prepare<[string, number], RunColumns>('SELECT * FROM runs WHERE id > ? ORDER BY id LIMIT ?'),
@@ -260,6 +287,28 @@ export class SqliteRunStore implements RunStore {
       return (e as Error).message;
     }
     return this.health.check();
+  }
+
+  /** Reads every page of the file for damage (QUICK_CHECK); what it finds makes the store damaged. */
+  private async quickCheck(events: StoreEvents): Promise<void> {
+    if (this.damaged || this.checking) return;
+    this.checking = true;
+    try {
+      const found = await new Promise<string[]>((resolve, reject) => {
+        const worker = new Worker(QUICK_CHECK, { eval: true, workerData: { module: require.resolve('better-sqlite3'), file: this.file } });
+        worker
+          .once('message', resolve)
+          .once('error', reject)
+          .once('exit', (code) => reject(new Error(`quick_check's thread exited with ${code}`)));
+      });
+      if (found.length === 1 && found[0] === 'ok') return;
+      const damaged = this.damage(`is damaged: SQLite's quick_check found ${found.slice(0, 3).join('; ')}`);
+      events({ kind: 'down', reason: damaged.message });
+    } catch {
+      // A check that could not run (no thread to be had) finds nothing; the next one tries again.
+    } finally {
+      this.checking = false;
+    }
   }
 
   /** Found damaged: nothing more is read from or written to the file, until an operator restores it. */
@@ -422,6 +471,7 @@ export class SqliteRunStore implements RunStore {
 
   async close(): Promise<void> {
     await this.tail;
+    if (this.checker) clearInterval(this.checker);
     this.health.stop();
     closeSync(this.fd);
     this.db.close();

@@ -39,6 +39,8 @@ export interface Service {
   verifier: Capability<string>;
   /** WordNet, for METEOR's synonym stage (/evaluate-dialogue with a reference, /evaluate-text). */
   wordnet: Capability<string>;
+  /** Settles once the run store is usable (PostgreSQL reached at start); rejects if start-up gives up on it. */
+  storeOpened: Promise<void>;
   /** The LLM judge, when JUDGE_BASE_URL is set. */
   judge: JudgeConfig | null;
   /** The same judge rating plans for /score-plan's `options.judge`, with its cache of verdicts. */
@@ -56,13 +58,14 @@ export interface ServiceEvents {
 }
 
 export async function startService(config: Config, events: ServiceEvents = {}): Promise<Service> {
-  const store = await openRunStore(
+  const { store, opened: storeOpened } = openRunStore(
     {
       stateUrl: config.STATE_URL,
       stateDir: config.STATE_DIR,
       waitMs: config.STATE_WAIT_MS,
       freshIfUnusable: config.STATE_FRESH_IF_UNUSABLE,
       queryTimeoutMs: config.STATE_QUERY_TIMEOUT_MS,
+      checkIntervalMs: config.STATE_CHECK_INTERVAL_MS,
     },
     events.store,
   );
@@ -121,6 +124,7 @@ export async function startService(config: Config, events: ServiceEvents = {}): 
       await remoteProbe(config.VERIFIER_DIR),
     ),
     wordnet: new Capability('WordNet', load('wordnet')),
+    storeOpened,
     judge,
     planJudge: judge && new PlanJudge(judge),
   };

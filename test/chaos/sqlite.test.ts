@@ -4,8 +4,9 @@
 // a changed file is found on its next use (or the next /ready), 503 state_damaged, and nothing more is
 // written to it. Scoring without a run goes on throughout.
 import { randomBytes } from 'node:crypto';
-import { closeSync, copyFileSync, openSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, openSync, readFileSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import t from 'tap';
 import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
 import type { RunView } from '../../src/contracts/runs.js';
@@ -107,3 +108,29 @@ for (const [what, change] of Object.entries(changes)) {
     t.equal((await app.inject({ method: 'POST', url: '/score-plan', payload: { ...EXAMPLE_SCORE_REQUEST, run_id: null } })).statusCode, 200, 'stateless');
   });
 }
+
+// Bytes changed inside the file under a sound header (a failing disk, a stray write): SQLite's quick_check,
+// run on its own thread every STATE_CHECK_INTERVAL_MS, finds them before the next start does.
+t.test('runs.sqlite damaged inside, header intact: the periodic quick_check finds it, 503 state_damaged, /ready 503', async (t) => {
+  const dir = tempStateDir();
+  const app = await testApp({ STATE_DIR: dir, STATE_CHECK_INTERVAL_MS: 100 });
+  t.teardown(() => app.close());
+  const send = (key: string) => app.inject({ method: 'POST', url: '/score-plan', headers: { 'idempotency-key': key }, payload: JSON.parse(inRun(key).body) });
+  for (const key of ['a', 'b', 'c']) t.equal((await send(key)).statusCode, 200);
+  t.equal((await app.inject({ method: 'GET', url: '/ready' })).statusCode, 200, 'sound: the checks find nothing');
+  const file = join(dir, 'runs.sqlite');
+  // As SQLite's automatic checkpoint leaves a long-running file: its pages in the file, not in the WAL.
+  const other = new Database(file);
+  other.pragma('wal_checkpoint(TRUNCATE)');
+  other.close();
+  const page = readFileSync(file).readUInt16BE(16);
+  const fd = openSync(file, 'r+');
+  // The second page and after: table b-tree pages, not the header the per-use check reads.
+  writeSync(fd, randomBytes(statSync(file).size - page), 0, undefined, page);
+  closeSync(fd);
+  await until('found by quick_check', async () => (await app.inject({ method: 'GET', url: '/ready' })).statusCode === 503);
+  t.match((await app.inject({ method: 'GET', url: '/ready' })).json().reason, /quick_check found/);
+  const after = await send('d');
+  t.equal(after.statusCode, 503);
+  t.match(after.json(), { code: 'state_damaged', message: /restore it from a backup/ });
+});

@@ -64,6 +64,7 @@ export async function testApp(overrides: Partial<Config> = {}): Promise<FastifyI
   });
   if (overrides.STATE_DIR === undefined) built.app.addHook('onClose', async () => rmSync(stateDir, { recursive: true, force: true }));
   await built.app.ready();
+  await built.storeOpened;
   built.readiness.ready = true;
   return built.app;
 }

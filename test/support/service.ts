@@ -13,9 +13,10 @@ export interface Service {
 
 /**
  * The real entry point (dist/main.js, built from src/main.ts) in a child process on a free port; resolves
- * once it is ready. `wrap` runs it under another command (e.g. `unshare` for a private mount).
+ * once it has started and (unless `store` is false) its run store is ready, since a PostgreSQL state is
+ * reached after the port opens. `wrap` runs it under another command (e.g. `unshare` for a private mount).
  */
-export async function startService(env: Record<string, string>, wrap: string[] = []): Promise<Service> {
+export async function startService(env: Record<string, string>, wrap: string[] = [], { store = true }: { store?: boolean } = {}): Promise<Service> {
   const [node, nodeArgs] = builtNode('main');
   const [cmd, ...args] = [...wrap, node, ...nodeArgs] as [string, ...string[]];
   const child = spawn(cmd, args, {
@@ -43,5 +44,6 @@ export async function startService(env: Record<string, string>, wrap: string[] =
   };
   const listening = await waitForLine((l) => typeof l.msg === 'string' && l.msg.startsWith('Server listening at http://127.0.0.1:'));
   await waitForLine((l) => l.msg === 'service started');
+  if (store) await waitForLine((l) => l.msg === 'run state store ready');
   return { base: String(listening.msg).replace('Server listening at ', ''), child, lines, waitForLine, exited };
 }

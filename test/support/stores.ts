@@ -33,4 +33,8 @@ export async function stateSettings(engine: Engine): Promise<{ STATE_DIR: string
 }
 
 export const openStore = (s: { STATE_DIR: string; STATE_URL?: string }): Promise<RunStore> =>
-  openRunStore({ stateUrl: s.STATE_URL, stateDir: s.STATE_DIR, waitMs: 0, freshIfUnusable: false });
+  (async () => {
+    const { store, opened } = openRunStore({ stateUrl: s.STATE_URL, stateDir: s.STATE_DIR, waitMs: 0, freshIfUnusable: false });
+    await opened;
+    return store;
+  })();
