@@ -560,9 +560,11 @@ const KIND_LABEL: Record<string, string> = {
   encouragement: 'encouragement only (2)',
   off_topic: 'off topic (2)',
 };
+/** A share in [0, 1] as a percentage to one decimal. */
+const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+
 function renderRevealsCheck(r: BenchResult<RevealsCheckFigures>): string {
   const s = r.figures;
-  const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
   return [
     `${measuredOn(r, 'npm run check:reveals')} The ${s.tasks} Coding-Tutor tasks (${s.source}), one \`/verify-turn\` request each with ` +
       'the task (signature, dependencies, solution steps, reference code), a student asking where to start, and 15 candidates whose property is known by construction:',
@@ -607,7 +609,6 @@ const FIX_KIND_LABEL: Record<string, string> = {
 };
 function renderRevealsFix(r: BenchResult<RevealsFixFigures>): string {
   const s = r.figures;
-  const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
   const conditions = Object.keys(s.conditions);
   const kinds = Object.keys(s.conditions[conditions[0]!]!.kinds);
   const first = (c: string) => s.conditions[c]!.ranked_first;

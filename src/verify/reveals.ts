@@ -127,37 +127,67 @@ export function readTask(task: RevealTask, context: readonly DialogueTurn[], tok
   };
 }
 
+/** A candidate's code read once in the task's language, for every check: each part's tokens (offsets in the part) and normal forms. */
+export interface CandidateReading {
+  text: string;
+  parts: Array<{ part: CodePart; tokens: CodeToken[]; norm: string[] }>;
+}
+
+export function readCandidate(text: string, r: TaskReading): CandidateReading {
+  const parts = codeParts(text).map((part) => {
+    const tokens = r.tokenizer.tokens(part.text, r.language).tokens;
+    return { part, tokens, norm: tokens.map((t) => r.names.norm(t)) };
+  });
+  return { text, parts };
+}
+
+const asRead = (candidate: string | CandidateReading, r: TaskReading) => (typeof candidate === 'string' ? readCandidate(candidate, r) : candidate);
+
+// A sentence of a turn, and a line of the student's code named in one.
+const SENTENCE = /[^.!?\n]+[.!?]?/g;
+const NAMED_LINE = /\blines?\s+(\d+)/gi;
+const namedLines = (text: string): number[] => [...text.matchAll(NAMED_LINE)].map((m) => Number(m[1]));
+
+/** The lines of the student's code (each read on its own) that hold `norm`, a quote of one or of part of one. */
+function quotedLines(norm: readonly string[], r: TaskReading): number[] {
+  const quote = ` ${norm.join(' ')} `;
+  return [...r.attemptLines].filter(([, tokens]) => ` ${tokens.join(' ')} `.includes(quote)).map(([line]) => line);
+}
+
 // A hunk weighs its new tokens and one more, so that a deletion (no new token) still counts.
 const hunkWeight = (h: FixHunk) => h.added.length + 1;
+const fixWeight = (r: TaskReading) => r.fix.reduce((n, h) => n + hunkWeight(h), 0);
 // The share of the fix's weight a turn must write to reveal it.
 const FIX_SHARE = 0.5;
 
 /** The fix written in the candidate's code (or in its text, read as code): the share of the fix's weight, and where. */
-function writtenFix(r: TaskReading, candidate: string, parts: readonly CodePart[]): Reveal | null {
+function writtenFix(r: TaskReading, c: CandidateReading): Reveal | null {
   if (r.fix.length === 0) return null;
-  const total = r.fix.reduce((n, h) => n + hunkWeight(h), 0);
   // Each part read in the task's language; the whole text read as prose, for code written without backticks.
+  const prose = proseTokens(c.text);
   const readings = [
-    ...parts.map((p) => r.tokenizer.tokens(p.text, r.language).tokens.map((t) => ({ ...t, start: t.start + p.offset, end: t.end + p.offset }))),
-    proseTokens(candidate),
-  ];
+    ...c.parts.map(({ part, tokens, norm }) => ({ offset: part.offset, tokens, norm })),
+    { offset: 0, tokens: prose, norm: prose.map((t) => r.names.norm(t)) },
+  ].map(({ offset, tokens, norm }) => ({
+    offset,
+    tokens,
+    // A hunk's signature in normal form, where "ID" is any name; or as written (exactNames), literals aside.
+    normal: norm.map((form, i) => ({ form, name: tokens[i]!.kind === 'name' })),
+    written: norm.map((form, i) => ({ form: tokens[i]!.kind === 'literal' ? form : tokens[i]!.text, name: false })),
+  }));
   let found = 0;
   let span: [number, number] | null = null;
   for (const h of r.fix) {
-    for (const tokens of readings) {
-      const forms = tokens.map((t) => ({
-        form: h.exactNames ? (t.kind === 'literal' ? r.names.norm(t) : t.text) : r.names.norm(t),
-        name: !h.exactNames && t.kind === 'name',
-      }));
-      const at = findSignature(forms, h.signature);
+    for (const { offset, tokens, normal, written } of readings) {
+      const at = findSignature(h.exactNames ? written : normal, h.signature);
       if (at < 0) continue;
       found += hunkWeight(h);
-      const [s, e] = [tokens[at]!.start, tokens[at + h.signature.length - 1]!.end];
+      const [s, e] = [offset + tokens[at]!.start, offset + tokens[at + h.signature.length - 1]!.end];
       span = span ? [Math.min(span[0], s), Math.max(span[1], e)] : [s, e];
       break;
     }
   }
-  const share = found / total;
+  const share = found / fixWeight(r);
   return share >= FIX_SHARE && span ? { kind: 'fix', span, overlap: share } : null;
 }
 
@@ -169,22 +199,19 @@ const MIN_LINE_TOKENS = 3;
  * Without the reference the fix is unknown, but a line of the student's code handed back changed is a fix
  * proposed (right or wrong): the answer given, not a hint. Quoting the line, or a part of it, changes nothing.
  */
-function changedLine(r: TaskReading, parts: readonly CodePart[]): Reveal | null {
+function changedLine(r: TaskReading, c: CandidateReading): Reveal | null {
   if (r.fix.length > 0 || !r.attempt) return null;
-  const lines = r.attemptLines;
-  for (const part of parts) {
-    const norm = r.tokenizer.tokens(part.text, r.language).tokens.map((t) => r.names.norm(t));
+  for (const { part, norm } of c.parts) {
     if (norm.length < MIN_LINE_TOKENS) continue;
     // A quote of any line (or of part of one) is the student's own code, however like another line it is.
-    const quote = ` ${norm.join(' ')} `;
-    if ([...lines.values()].some((line) => ` ${line.join(' ')} `.includes(quote))) continue;
-    for (const line of lines.values()) {
+    if (quotedLines(norm, r).length > 0) continue;
+    for (const line of r.attemptLines.values()) {
       if (line.length < MIN_LINE_TOKENS) continue;
       let added = 0;
       let removed = 0;
-      for (const c of diffArrays(line, norm)) {
-        if (c.added) added += c.count!;
-        else if (c.removed) removed += c.count!;
+      for (const d of diffArrays(line, norm)) {
+        if (d.added) added += d.count!;
+        else if (d.removed) removed += d.count!;
       }
       if (added > 0 && added + removed <= Math.max(2, CHANGED_SHARE * line.length) && norm.length >= line.length - 1) {
         return { kind: 'changed_line', span: [part.offset, part.offset + part.text.length], overlap: 1 };
@@ -200,13 +227,12 @@ const COVERAGE = 0.4;
 const CONTAINMENT = 0.8;
 const MIN_TOKENS = 10;
 
-function referenceCode(r: TaskReading, parts: readonly CodePart[]): Reveal | null {
+function referenceCode(r: TaskReading, c: CandidateReading): Reveal | null {
   if (r.novel.size === 0) return null;
   let best: Reveal | null = null;
   const found = new Set<string>();
-  for (const part of parts) {
-    const tokens = r.tokenizer.tokens(part.text, r.language).tokens;
-    const own = shingles(tokens.map((t) => r.names.norm(t)));
+  for (const { part, tokens, norm } of c.parts) {
+    const own = shingles(norm);
     let inRef = 0;
     let first = -1;
     let last = -1;
@@ -234,12 +260,10 @@ const MIN_BODY_TOKENS = 8;
 const QUERY_START = new Set(['SELECT', 'WITH']);
 
 /** A complete function for the task (a query, in SQL) that is neither the student's attempt nor what they were given. */
-function completeCode(r: TaskReading, parts: readonly CodePart[]): Reveal | null {
-  for (const part of parts) {
+function completeCode(r: TaskReading, c: CandidateReading): Reveal | null {
+  for (const { part, tokens, norm } of c.parts) {
     if (!part.block) continue;
-    const tokens = r.tokenizer.tokens(part.text, r.language).tokens;
-    const norm = tokens.map((t) => r.names.norm(t)).join(' ');
-    if (r.attempt && norm === r.attempt.norm.join(' ')) continue;
+    if (r.attempt && norm.join(' ') === r.attempt.norm.join(' ')) continue;
     const complete =
       r.language === 'sql'
         ? QUERY_START.has(tokens[0]?.text ?? '') && tokens.some((t) => t.text === 'FROM') && tokens.length >= MIN_BODY_TOKENS
@@ -273,17 +297,16 @@ const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A sentence that names a line the fix changes and says each of the fix's new tokens there. */
 function fixInProse(r: TaskReading, candidate: string): Reveal | null {
   if (r.fix.length === 0) return null;
-  for (const m of candidate.matchAll(/[^.!?\n]+[.!?]?/g)) {
+  for (const m of candidate.matchAll(SENTENCE)) {
     const sentence = m[0];
-    const lines = [...sentence.matchAll(/\blines?\s+(\d+)/gi)].map((l) => Number(l[1]));
+    const lines = namedLines(sentence);
     if (lines.length === 0) continue;
     for (const h of r.fix) {
       if (!h.lines.some((l) => lines.includes(l))) continue;
       const said = h.added.filter((t) => t.kind !== 'other' || SAID[t.text]);
       if (said.length === 0) continue;
       const all = said.every((t) => (SAID[t.text] ?? new RegExp(`(?<![\\w.])${escaped(t.text)}(?![\\w])`)).test(sentence));
-      if (all)
-        return { kind: 'fix_in_prose', span: [m.index, m.index + sentence.length], overlap: hunkWeight(h) / r.fix.reduce((n, x) => n + hunkWeight(x), 0) };
+      if (all) return { kind: 'fix_in_prose', span: [m.index, m.index + sentence.length], overlap: hunkWeight(h) / fixWeight(r) };
     }
   }
   return null;
@@ -303,7 +326,7 @@ const MIN_STEP_WORDS = 3;
 /** A sentence of the candidate that states a solution step (not as a question): the step's content words, nearly all. */
 function solutionStep(candidate: string, steps: readonly string[]): Reveal | null {
   let best: Reveal | null = null;
-  for (const m of candidate.matchAll(/[^.!?\n]+[.!?]?/g)) {
+  for (const m of candidate.matchAll(SENTENCE)) {
     const sentence = m[0];
     if (sentence.trim().endsWith('?')) continue; // a guiding question may name what to do next
     const words = contentWords(sentence);
@@ -333,16 +356,16 @@ function statedAnswer(candidate: string): Reveal | null {
 }
 
 /** The strongest way `candidate` gives the solution away, or null. */
-export function revealsSolution(candidate: string, reading: TaskReading): Reveal | null {
-  const parts = codeParts(candidate);
+export function revealsSolution(candidate: string | CandidateReading, reading: TaskReading): Reveal | null {
+  const c = asRead(candidate, reading);
   return (
-    writtenFix(reading, candidate, parts) ??
-    referenceCode(reading, parts) ??
-    completeCode(reading, parts) ??
-    changedLine(reading, parts) ??
-    fixInProse(reading, candidate) ??
-    (parts.length === 0 ? statedAnswer(candidate) : null) ??
-    (reading.task.solution_steps?.length ? solutionStep(candidate, reading.task.solution_steps) : null)
+    writtenFix(reading, c) ??
+    referenceCode(reading, c) ??
+    completeCode(reading, c) ??
+    changedLine(reading, c) ??
+    fixInProse(reading, c.text) ??
+    (c.parts.length === 0 ? statedAnswer(c.text) : null) ??
+    (reading.task.solution_steps?.length ? solutionStep(c.text, reading.task.solution_steps) : null)
   );
 }
 
@@ -351,15 +374,11 @@ export function revealsSolution(candidate: string, reading: TaskReading): Reveal
  * of them is a line the fix changes: a hint that sends the student to the wrong place, whatever its
  * punctuation. Null when it points nowhere, points at the fix, or the fix is unknown (no reference or no code).
  */
-export function misdirects(candidate: string, r: TaskReading): number[] | null {
+export function misdirects(candidate: string | CandidateReading, r: TaskReading): number[] | null {
   if (r.fix.length === 0 || !r.attempt) return null;
-  const pointed = new Set([...candidate.matchAll(/\blines?\s+(\d+)/gi)].map((m) => Number(m[1])));
-  for (const part of codeParts(candidate)) {
-    const norm = r.tokenizer.tokens(part.text, r.language).tokens.map((t) => r.names.norm(t));
-    if (norm.length < MIN_QUOTE_TOKENS) continue;
-    const quote = ` ${norm.join(' ')} `;
-    for (const [line, tokens] of r.attemptLines) if (` ${tokens.join(' ')} `.includes(quote)) pointed.add(line);
-  }
+  const c = asRead(candidate, r);
+  const pointed = new Set(namedLines(c.text));
+  for (const { norm } of c.parts) if (norm.length >= MIN_QUOTE_TOKENS) for (const line of quotedLines(norm, r)) pointed.add(line);
   if (pointed.size === 0) return null;
   const fixed = new Set(r.fix.flatMap((h) => h.lines));
   return [...pointed].some((l) => fixed.has(l)) ? null : [...pointed].sort((a, b) => a - b);

@@ -1,7 +1,7 @@
 // The turn-verifier task.
 import type { VerifyInput } from '../../verify/model.js';
 import { codeTokenizer } from '../../verify/code/grammars.js';
-import { misdirects, readTask, revealsSolution } from '../../verify/reveals.js';
+import { misdirects, readCandidate, readTask, revealsSolution } from '../../verify/reveals.js';
 import { verifier } from './models.js';
 import { task, type Stop } from './task.js';
 
@@ -10,8 +10,9 @@ export function verifyTask(input: VerifyInput, stop: Stop) {
     const [v, tokenizer] = await Promise.all([verifier(), codeTokenizer()]);
     // Whether each candidate gives the solution away, read against the task and the student's code.
     const reading = readTask(input.task, input.context, tokenizer);
-    const reveals = input.candidates.map((c) => revealsSolution(c, reading));
-    const misdirected = input.candidates.map((c) => misdirects(c, reading));
+    const read = input.candidates.map((c) => readCandidate(c, reading));
+    const reveals = read.map((c) => revealsSolution(c, reading));
+    const misdirected = read.map((c) => misdirects(c, reading));
     return { verification: await v.verify(input, stop), info: v.info, reveals, misdirected };
   });
 }

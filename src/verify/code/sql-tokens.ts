@@ -1,7 +1,7 @@
 // SQL's tokens, by hand: no maintained tree-sitter SQL grammar ships a .wasm, and the SQL parsers on npm
 // reject a student's broken query outright, while its words are easy to read one by one. Keywords are upper
 // case (SQL does not care), names lower case unless quoted; an alias (`AS x`, `FROM t x`) is a bound name.
-import type { CodeToken } from './tokens.js';
+import { type CodeToken, matchesWithLines } from './tokens.js';
 
 const KEYWORDS = new Set(
   (
@@ -17,11 +17,7 @@ const TOKEN =
 export function sqlTokens(code: string): { tokens: CodeToken[]; errors: number } {
   const tokens: CodeToken[] = [];
   let errors = 0;
-  let line = 1;
-  let from = 0;
-  for (const m of code.matchAll(TOKEN)) {
-    for (let i = from; i < m.index; i++) if (code.charCodeAt(i) === 10) line++;
-    from = m.index;
+  for (const { match: m, line } of matchesWithLines(code, TOKEN)) {
     const raw = m[0];
     const at = { start: m.index, end: m.index + raw.length, line };
     if (raw.startsWith('--') || raw.startsWith('/*')) continue;

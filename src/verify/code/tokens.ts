@@ -26,3 +26,14 @@ export function literalForm(text: string): string {
   const m = /^[rbfuRBFU]{0,2}(['"`]{1,3})([\s\S]*)\1$/.exec(text);
   return m ? `"${m[2]}"` : text;
 }
+
+/** Each match of `re` (global) in `text`, with the 1-based line it starts on. */
+export function* matchesWithLines(text: string, re: RegExp): Generator<{ match: RegExpExecArray; line: number }> {
+  let line = 1;
+  let from = 0;
+  for (const match of text.matchAll(re)) {
+    for (let i = from; i < match.index; i++) if (text.charCodeAt(i) === 10) line++;
+    from = match.index;
+    yield { match, line };
+  }
+}
