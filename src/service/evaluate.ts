@@ -1,8 +1,8 @@
-import { InvalidRequest, untilAborted } from '../common/errors.js';
+import { untilAborted } from '../common/errors.js';
 import type { EvaluateDialogueRequest, EvaluateTextCorpusRequest, EvaluateTextRequest, TextMetric } from '../contracts/evaluate.js';
 import type { EvaluatePlanRequest } from '../contracts/evaluate-plan.js';
 import { judgeInput } from '../metrics/evaluate-dialogue.js';
-import { judgeConversation } from '../metrics/judge/client.js';
+import { judgeConversation, judgeOff } from '../metrics/judge/client.js';
 import type { Service } from './context.js';
 
 const ALL: TextMetric[] = ['bleu', 'rouge', 'meteor'];
@@ -29,11 +29,7 @@ export async function evaluateCorpus(svc: Service, body: EvaluateTextCorpusReque
 /** /evaluate-dialogue: the metrics on a worker while the LLM judge, when asked, waits on the network here. */
 export async function evaluateDialogue(svc: Service, body: EvaluateDialogueRequest, signal: AbortSignal) {
   const judge = svc.judge;
-  if (body.options?.judge && !judge) {
-    throw new InvalidRequest('the LLM judge is off on this service', [
-      { path: '$.options.judge', message: 'set JUDGE_BASE_URL (an OpenAI-compatible API) to enable it' },
-    ]);
-  }
+  if (body.options?.judge && !judge) throw judgeOff();
   if (body.reference !== undefined) {
     await untilAborted(svc.encoder.get(), signal); // the token match needs it
     await meteorReady(svc, ALL, signal);

@@ -23,28 +23,29 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 /**
  * A label carries the learner profile: an object, { profile }, a list of tags, free text, or a JSON string
  * of any of them. One that is none of these is scored without a profile, and says so (`ignored`).
- */
-export function profileOf(label: unknown): { profile: Profile; ignored: boolean } {
-  let value = labelValue(label);
-  if (isObject(value) && 'profile' in value) value = value.profile;
-  const parsed = ProfileSchema.safeParse(value ?? '');
-  return parsed.success ? { profile: parsed.data, ignored: false } : { profile: '', ignored: true };
-}
-
-/**
  * OpenRLHF sends its evaluation samples to the same reward URL and says nothing of them (ppo_trainer.py
  * `evaluate` → the same SingleTurnAgentExecutor): an evaluation data set marks its labels
- * `{"profile": …, "evaluation": true}`, and such a sample is scored and not counted.
+ * `{"profile": …, "evaluation": true}`, and such a sample is scored and not counted (`evaluation`).
  */
-export const isEvaluation = (label: unknown): boolean => {
+function readLabel(label: unknown): { profile: Profile; ignored: boolean; evaluation: boolean } {
   const value = labelValue(label);
-  return isObject(value) && value.evaluation === true;
-};
+  const evaluation = isObject(value) && value.evaluation === true;
+  const parsed = ProfileSchema.safeParse((isObject(value) && 'profile' in value ? value.profile : value) ?? '');
+  return parsed.success ? { profile: parsed.data, ignored: false, evaluation } : { profile: '', ignored: true, evaluation };
+}
 
-/** Each sample's plan, profile and, when the prompts are sent, its prompt as the query the plan answers. */
-export function samplesOf(req: OpenRlhfRequest): Array<{ completion: string; profile: Profile; profileIgnored: boolean; query: string | null }> {
+/** The profile a label carries (readLabel). */
+export function profileOf(label: unknown): { profile: Profile; ignored: boolean } {
+  const { profile, ignored } = readLabel(label);
+  return { profile, ignored };
+}
+
+/** Each sample's plan, profile and, when the prompts are sent, its prompt as the query the plan answers; whether its label marks it evaluation. */
+export function samplesOf(
+  req: OpenRlhfRequest,
+): Array<{ completion: string; profile: Profile; profileIgnored: boolean; evaluation: boolean; query: string | null }> {
   return req.query.map((q, i) => {
-    const { profile, ignored } = profileOf(req.labels?.[i]);
-    return { completion: responseOf(q, req.prompts?.[i]), profile, profileIgnored: ignored, query: req.prompts?.[i] ?? null };
+    const { profile, ignored, evaluation } = readLabel(req.labels?.[i]);
+    return { completion: responseOf(q, req.prompts?.[i]), profile, profileIgnored: ignored, evaluation, query: req.prompts?.[i] ?? null };
   });
 }

@@ -1,5 +1,12 @@
 import { CRITERIA, judgePrompt, parseScore, type Criterion } from './rubric.js';
 import { bounded } from '../../common/bounded.js';
+import { InvalidRequest } from '../../common/errors.js';
+
+/** A request's `options.judge` on a service without a judge: one answer for every route that has the option. */
+export const judgeOff = (): InvalidRequest =>
+  new InvalidRequest('the LLM judge is off on this service', [
+    { path: '$.options.judge', message: 'set JUDGE_BASE_URL (an OpenAI-compatible API) to enable it' },
+  ]);
 
 export interface JudgeConfig {
   /** An OpenAI-compatible API root, e.g. http://localhost:8000/v1 (vLLM), http://localhost:11434/v1 (Ollama). */

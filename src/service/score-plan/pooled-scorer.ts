@@ -6,6 +6,7 @@ import type { PlanScorer, RunRequest } from './in-run.js';
 import { tallyOf } from '../../scoring/score-groups.js';
 import { compose, judgementOf, responseJson, type Judgement } from './plan-json.js';
 import { judgeJudgement, type PlanJudge } from './plan-judge.js';
+import { judgeOff } from '../../metrics/judge/client.js';
 import { InvalidRequest } from '../../common/errors.js';
 import { unwrap, type WorkPool } from '../pool/pool.js';
 import { joinMovable } from '../../common/movable-bytes.js';
@@ -110,9 +111,7 @@ export function pooledScorer(req: RunRequest, source: ScorableGroups, settings: 
 /** The service's LLM judge, for a request that asks for it; a 400 when the service has none. */
 function llmJudgeOf(settings: JudgeSettings): PlanJudge {
   if (settings.planJudge) return settings.planJudge;
-  throw new InvalidRequest('the LLM judge is off on this service', [
-    { path: '$.options.judge', message: 'set JUDGE_BASE_URL (an OpenAI-compatible API) to enable it' },
-  ]);
+  throw judgeOff();
 }
 
 const planCount = (j: Judgement) => j.groups.reduce((n, g) => n + g.plans.length, 0);

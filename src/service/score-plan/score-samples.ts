@@ -2,7 +2,7 @@ import type { OpenRlhfRequest } from '../../contracts/openrlhf.js';
 import { InvalidRequest } from '../../common/errors.js';
 import { fingerprint } from '../../runs/idempotency.js';
 import { composeSample, type Sample } from '../../scoring/score-samples.js';
-import { isEvaluation, samplesOf } from '../../trainers/openrlhf.js';
+import { samplesOf } from '../../trainers/openrlhf.js';
 import type { Service } from '../context.js';
 import { INITIAL_WEIGHTS } from '../../grpo/compose.js';
 import { scoringDefaultsOf, summaryOf, type ScoreSummary } from '../../scoring/score-groups.js';
@@ -38,8 +38,8 @@ export async function scoreSamples(
   if (samples.length === 0) return null;
   const profileIgnored = samples.map((s) => s.profileIgnored);
   const plain = samples.map(({ completion, profile, query }) => ({ completion, profile, query }));
-  const evaluation = (body.labels ?? []).map(isEvaluation);
-  if (evaluation.some(Boolean) && !(evaluation.length === samples.length && evaluation.every(Boolean))) {
+  const evaluation = samples.map((s) => s.evaluation);
+  if (evaluation.some(Boolean) && !evaluation.every(Boolean)) {
     throw new InvalidRequest('evaluation samples and training samples in one request', [
       { path: '$.labels', message: 'mark every label of a request "evaluation": true, or none (OpenRLHF sends one sample per request)' },
     ]);
