@@ -587,8 +587,8 @@ interface RevealsFixFigures {
   conditions: Record<
     string,
     {
-      kinds: Record<string, { candidates: number; flagged: number; reveals_ge_05: number }>;
-      ranked_first: { requests: number; revealing_or_wrong: number; wrong_above_socratic: number };
+      kinds: Record<string, { candidates: number; flagged: number; reveals_ge_05: number; mean_score: number }>;
+      ranked_first: { requests: number; revealing_or_wrong: number; wrong_above_socratic: number; question_lifts_wrong_hint: number };
       reveals_answer_ece: number;
     }
   >;
@@ -607,6 +607,7 @@ const FIX_KIND_LABEL: Record<string, string> = {
   concept: 'honest: a concept explanation',
   off_topic: 'honest: off topic',
 };
+const share = (k: { flagged: number; reveals_ge_05: number }) => (k.reveals_ge_05 > k.flagged ? `${pct(k.flagged)} (${pct(k.reveals_ge_05)})` : pct(k.flagged));
 function renderRevealsFix(r: BenchResult<RevealsFixFigures>): string {
   const s = r.figures;
   const conditions = Object.keys(s.conditions);
@@ -615,13 +616,17 @@ function renderRevealsFix(r: BenchResult<RevealsFixFigures>): string {
   return [
     `${measuredOn(r, 'npm run check:reveals-fix')} The ${s.split} split: ${s.tasks} Coding-Tutor tasks (${s.source}), each with one bug put into its reference ` +
       "on one line, the buggy code as the student's turn, one `/verify-turn` request per condition with 11 candidates whose property is known by construction. " +
-      'Share of candidates for which `reveals` names a finding (`reveals_answer` ≥ 0.5 is the same share):',
+      'Share of candidates for which `reveals` names a finding, and in brackets the share with `reveals_answer` ≥ 0.5 where the model alone puts more there:',
     '',
     `| candidate | ${conditions.map((c) => c.replaceAll('_', ' ')).join(' | ')} |`,
     `| --- | ${conditions.map(() => '---').join(' | ')} |`,
-    ...kinds.map((k) => `| ${FIX_KIND_LABEL[k] ?? k} | ${conditions.map((c) => pct(s.conditions[c]!.kinds[k]!.flagged)).join(' | ')} |`),
+    ...kinds.map((k) => `| ${FIX_KIND_LABEL[k] ?? k} | ${conditions.map((c) => share(s.conditions[c]!.kinds[k]!)).join(' | ')} |`),
     `| ranked first: a revealing or wrong turn | ${conditions.map((c) => `${first(c).revealing_or_wrong} of ${first(c).requests}`).join(' | ')} |`,
     `| a wrong hint above the question quoting the buggy line | ${conditions.map((c) => `${first(c).wrong_above_socratic} of ${first(c).requests}`).join(' | ')} |`,
+    `| the wrong hint scored higher with "Can you see why?" appended | ${conditions.map((c) => `${first(c).question_lifts_wrong_hint} of ${first(c).requests}`).join(' | ')} |`,
+    `| mean score: the question quoting the buggy line / the wrong hint / with "Can you see why?" | ${conditions
+      .map((c) => ['socratic_quote', 'wrong_hint', 'wrong_hint_question'].map((k) => f(s.conditions[c]!.kinds[k]!.mean_score, 3)).join(' / '))
+      .join(' | ')} |`,
     `| ECE of \`reveals_answer\` against the kinds' labels (10 bins) | ${conditions.map((c) => f(s.conditions[c]!.reveals_answer_ece, 3)).join(' | ')} |`,
     '',
     'By language, with `reference_code` only (revealing candidates flagged; honest and wrong ones flagged): ' +
@@ -630,6 +635,27 @@ function renderRevealsFix(r: BenchResult<RevealsFixFigures>): string {
         .join(' · ') +
       '.',
   ].join('\n');
+}
+
+// --- a stalled SQLite write (bench/slow-store.ts) ---
+interface SlowStoreFigures {
+  hold_ms: number;
+  health_probes: number;
+  health_ms: { p50: number; p99: number; max: number };
+  run_requests: number;
+  run_statuses: Record<string, number>;
+  run_ms_max: number;
+}
+function renderSlowStore(r: BenchResult<SlowStoreFigures>): string {
+  const s = r.figures;
+  const statuses = Object.entries(s.run_statuses)
+    .map(([code, n]) => `${n} × ${code}`)
+    .join(', ');
+  return (
+    `${measuredOn(r, 'node --import tsx bench/slow-store.ts')} Another process held \`runs.sqlite\`'s write lock for ${int(s.hold_ms)} ms while ` +
+    `${s.run_requests} run requests waited for it: ${s.health_probes} \`/health\` probes meanwhile took ${f(s.health_ms.p50)} ms at the median, ` +
+    `${f(s.health_ms.p99)} ms at p99 and ${f(s.health_ms.max)} ms at most; the run requests got ${statuses}, the last after ${int(s.run_ms_max)} ms.`
+  );
 }
 
 interface Block {
@@ -662,6 +688,7 @@ export const BLOCKS: Record<string, Block> = {
   'reveals-check': block('reveals-check', renderRevealsCheck),
   'reveals-fix': block('reveals-fix-evaluation', renderRevealsFix),
   'reveals-fix-calibration': block('reveals-fix-calibration', renderRevealsFix),
+  'slow-store': block('slow-store', renderSlowStore),
 };
 
 const MARKER = /<!-- ([a-z0-9-]+)-figures:(start|end) -->/g;

@@ -75,16 +75,25 @@ def pick_l2(X, Y, positive, groups, k, seed):
 
 
 def platt(z, y, iterations=50):
-    """(a, c) maximizing the likelihood of y ∈ {0, 1} under sigmoid(a·z + c): Newton's method on a convex
-    two-parameter log loss, started at the identity."""
+    """(a, c) maximizing the likelihood of y ∈ [0, 1] under sigmoid(a·z + c): Newton's method on a convex
+    two-parameter log loss, started at the identity, each step halved until the loss goes down (a full step
+    from far off the optimum overshoots and diverges)."""
     z, y = z.astype(np.float64), y.astype(np.float64)
     theta = np.array([1.0, 0.0])
     Z = np.stack([z, np.ones_like(z)], 1)
+
+    def loss(th):
+        s = Z @ th
+        return float((np.logaddexp(0, s) - y * s).sum())
+
     for _ in range(iterations):
         p = 1 / (1 + np.exp(-(Z @ theta)))
         grad = Z.T @ (p - y)
         hess = Z.T @ (Z * (p * (1 - p))[:, None]) + 1e-9 * np.eye(2)
         step = np.linalg.solve(hess, grad)
+        before = loss(theta)
+        while loss(theta - step) > before and np.abs(step).max() > 1e-12:
+            step = step / 2
         theta -= step
         if np.abs(step).max() < 1e-10:
             break

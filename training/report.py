@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 SHIP = Path(__file__).resolve().parents[1] / "models" / "verifier"
+HEAD_VERSION = json.loads((SHIP.parent / "verifier-head" / "manifest.json").read_text())["version"]
 
 
 def interval(pair):
@@ -17,7 +18,7 @@ def ci(pair):
 
 def render(m):
     t = m["mrbench"]
-    names = {"fine_tuned": "fine-tuned encoder (nested)", "embedding_head": "embedding head, 1.0.0 (nested)",
+    names = {"fine_tuned": "fine-tuned encoder (nested)", "embedding_head": f"embedding head, {HEAD_VERSION} (nested)",
              "composite": "composite: head + w (log P(guidance) + log P(actionability)) (nested)",
              "random": "random", "longest_response": "longest response", "asks_a_question": "asks a question"}
     shipped = m["shipped"]

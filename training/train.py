@@ -51,7 +51,7 @@ from evaluation import (BASELINES, SEED, both_yes, by_problem, criterion, folds,
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "training" / "build"
 SHIP = ROOT / "models" / "verifier-head"
-VERSION = "1.0.0"
+VERSION = "1.1.0"
 OUTER_FOLDS, INNER_FOLDS = 5, 3
 # Fixed while exploring (see the docstring).
 W_PAIR, W_BRIDGE, L2_HAND, STEPS, LR = 1.0, 1.0, 1e-3, 300, 0.02

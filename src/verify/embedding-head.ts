@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { SentenceEncoder } from '../text/encoder.js';
 import { paddedIds, sessionOptions } from '../text/onnx-session.js';
+import { codeDomain, rescaled } from './code-domain.js';
 import { fitContext, RESPONSE_FEATURE_NAMES, responseFeatures, taskText } from './format.js';
 import type { EmbeddingHeadManifest } from './manifest.js';
 import { sigmoid, type EncoderAt, type TurnVerifier, type Verification, type VerifyInput } from './model.js';
@@ -70,12 +71,19 @@ export class EmbeddingHeadVerifier implements TurnVerifier {
     );
     const logits = out.logit!.data as Float32Array;
     const probabilities = out.dimensions?.data as Float32Array | undefined;
+    const onCode = this.manifest.code_calibration;
+    const domain = onCode ? codeDomain(task, context) : null;
+    const scaling = onCode && domain ? onCode[domain] : undefined;
+    const dimension = (i: number, k: number) => {
+      const p = probabilities![i * dims.length + k]!;
+      return scaling && dims[k] === 'reveals_answer' ? rescaled(p, scaling) : p;
+    };
     return {
       candidates: candidates.map((_, i) => ({
         score: sigmoid(logits[i]!),
         logit: logits[i]!,
         features: Object.fromEntries(names.map((name, k) => [name, extras[i]![k]!])),
-        ...(probabilities && { dimensions: Object.fromEntries(dims.map((name, k) => [name, probabilities[i * dims.length + k]!])) }),
+        ...(probabilities && { dimensions: Object.fromEntries(dims.map((name, k) => [name, dimension(i, k)])) }),
       })),
       truncated: {
         task: encode(taskIn).truncated,

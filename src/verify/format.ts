@@ -67,12 +67,13 @@ export function fitContext(turns: readonly DialogueTurn[], maxChars: number, fit
   return { text: fitted.text, truncated: cut };
 }
 
-/** The names of `responseFeatures`' values, in order (the verifier's `extra` input columns). */
+/**
+ * The names of `responseFeatures`' values, in order (the verifier's `extra` input columns). Nothing counts
+ * question marks: with them the head paid for the form of a question, and a wrong hint with "Can you see
+ * why?" appended outranked the correct one (head 2.3.0 dropped them).
+ */
 export const RESPONSE_FEATURE_NAMES = [
-  'asks_question',
   'log_chars',
-  'question_marks',
-  'ends_with_question',
   'addresses_student',
   'encouragement',
   'invites_action',
@@ -101,21 +102,16 @@ export function finalAnswer(task?: VerifyTask): number | null {
 }
 
 /**
- * Hand features of a response the embedding misses, in the order of RESPONSE_FEATURE_NAMES: it asks a
- * question (0/1); its length (log characters); its number of '?' (capped at 3); it ends with a question
- * (0/1); it addresses the student ("you"/"your", 0/1); it encourages (0/1); it invites an action ("let's",
+ * Hand features of a response the embedding misses, in the order of RESPONSE_FEATURE_NAMES: its length
+ * (log characters); it addresses the student ("you"/"your", 0/1); it encourages (0/1); it invites an action ("let's",
  * "try", "can you", "what/how/why…", 0/1); it shows a calculation (digit operator digit, 0/1); it states the
  * task's final answer — the last number of the last solution step of `task.solution_steps` — (0/1, 0 when
  * the task has no solution steps).
  */
 export function responseFeatures(response: string, task?: VerifyTask): number[] {
-  const trimmed = response.trim();
   const answer = finalAnswer(task);
   return [
-    response.includes('?') ? 1 : 0,
     Math.log1p(response.length),
-    Math.min(3, (response.match(/\?/g) ?? []).length),
-    /\?[\s"'”’)*]*$/.test(trimmed) ? 1 : 0,
     /\byou(r|'re|'ve|'ll)?\b/i.test(response) ? 1 : 0,
     ENCOURAGEMENT.test(response) ? 1 : 0,
     INVITES_ACTION.test(response) ? 1 : 0,

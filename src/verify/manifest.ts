@@ -15,6 +15,8 @@ const Common = {
   model: z.string().min(1).default('model.onnx'),
 };
 
+const PlattScaling = z.object({ a: z.number().positive(), c: z.number() }).strict();
+
 const EmbeddingHeadManifestSchema = z.object({
   kind: z.literal('embedding-head'),
   ...Common,
@@ -32,6 +34,11 @@ const EmbeddingHeadManifestSchema = z.object({
   response_input: z.enum(['embedding', 'tokens']).default('embedding'),
   /** Names of the columns of the model's `dimensions` output (one probability per labelled quality). */
   dimensions: z.array(z.string().min(1)).default([]),
+  /**
+   * Platt scaling σ(a·logit(p) + c) of `reveals_answer` on code tasks (code-domain.ts), fit on code with
+   * known bugs (training/code_calibration.py) rather than on MRBench's math.
+   */
+  code_calibration: z.object({ with_reference: PlattScaling, student_code_only: PlattScaling }).strict().optional(),
 });
 
 const CrossEncoderManifestSchema = z.object({

@@ -130,7 +130,7 @@ t.test('the task and the dialogue are embedded once per request, the candidates 
     t.equal(calls.length, 1, `${name}: one encoder call`);
     t.same(calls[0]!.slice(2), perCandidate ? request.candidates : [], `${name}: the candidates embedded by the shared encoder or not`);
     t.equal(result.candidates.length, request.candidates.length);
-    t.match(result.candidates[0]!.features, { asks_question: Number, reveals_final_answer: Number });
+    t.match(result.candidates[0]!.features, { invites_action: Number, reveals_final_answer: Number });
   }
 });
 
