@@ -28,7 +28,10 @@ export async function startBuiltService(
   for (;;) {
     const ready = (await (await fetch(`${base}/ready`)).json()) as { ready: boolean; capabilities: Record<string, { ready: boolean; reason: string }> };
     const failed = Object.entries(ready.capabilities).find(([, c]) => !c.ready && c.reason !== 'loading');
-    if (failed) throw new Error(`${failed[0]} did not load: ${failed[1].reason}`);
+    if (failed) {
+      child.kill('SIGTERM');
+      throw new Error(`${failed[0]} did not load: ${failed[1].reason}`);
+    }
     if (ready.ready && Object.values(ready.capabilities).every((c) => c.ready)) return { base, child };
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -1,5 +1,5 @@
 import { PostgresRunStore } from './postgres-store.js';
-import { SqliteRunStore } from './sqlite-store.js';
+import { SqliteThreadStore } from './sqlite-thread.js';
 import type { RunStore } from './store.js';
 import type { StoreEvents } from './store-health.js';
 import { StoreBeingOpened } from './store-being-opened.js';
@@ -19,12 +19,13 @@ export interface StoreSettings {
 }
 
 /**
- * The run store, and when it is usable: SQLite at once (a file that cannot be used fails here), PostgreSQL
- * once its server is reached — meanwhile the store answers 503 and the service listens (StoreBeingOpened).
+ * The run store, and when it is usable: SQLite once its thread has opened the file (a file that cannot be
+ * used fails here), PostgreSQL once its server is reached — meanwhile the store answers 503 and the service
+ * listens (StoreBeingOpened).
  */
-export function openRunStore(s: StoreSettings, events: StoreEvents = () => undefined): { store: RunStore; opened: Promise<void> } {
+export async function openRunStore(s: StoreSettings, events: StoreEvents = () => undefined): Promise<{ store: RunStore; opened: Promise<void> }> {
   if (!s.stateUrl) {
-    const store = new SqliteRunStore(s.stateDir, { freshIfUnusable: s.freshIfUnusable, events, checkIntervalMs: s.checkIntervalMs });
+    const store = await SqliteThreadStore.open(s.stateDir, { freshIfUnusable: s.freshIfUnusable, events, checkIntervalMs: s.checkIntervalMs });
     return { store, opened: Promise.resolve() };
   }
   const store = new StoreBeingOpened(PostgresRunStore.open(s.stateUrl, s.waitMs, events, s.queryTimeoutMs));

@@ -378,7 +378,8 @@ export class SqliteRunStore implements RunStore {
       const code = sqliteCode(e);
       // SQLITE_CORRUPT and SQLITE_NOTADB (and their extended codes): pages that are not what SQLite wrote.
       if (/^SQLITE_(CORRUPT|NOTADB)/.test(code)) throw this.damage(`is damaged: ${(e as Error).message}`);
-      if (/^SQLITE_(FULL|IOERR|READONLY|CANTOPEN)/.test(code) || /^(ENOSPC|EIO|EROFS)$/.test(code)) {
+      // BUSY: another process held the write lock past the busy timeout.
+      if (/^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|BUSY)/.test(code) || /^(ENOSPC|EIO|EROFS)$/.test(code)) {
         const out = new StoreUnavailable(`the run state database cannot be written (${code}: ${(e as Error).message})`);
         this.health.down(out.message);
         throw out;

@@ -9,7 +9,7 @@ export type StoreEvents = (event: StoreEvent) => void;
 /** How often a store that went down checks whether it is back; also how long a good check stays good. */
 const PROBE_INTERVAL_MS = 1_000;
 /** A check that takes longer than this says the backend is not usable now. */
-const CHECK_TIMEOUT_MS = 2_000;
+export const CHECK_TIMEOUT_MS = 2_000;
 
 export interface HealthChecks {
   /** Cheap: is the backend usable now? Throws why not. */
@@ -89,7 +89,7 @@ export class StoreHealth {
   }
 }
 
-function within<T>(p: Promise<T>, ms: number): Promise<T> {
+export function within<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);

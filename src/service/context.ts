@@ -58,7 +58,7 @@ export interface ServiceEvents {
 }
 
 export async function startService(config: Config, events: ServiceEvents = {}): Promise<Service> {
-  const { store, opened: storeOpened } = openRunStore(
+  const { store, opened: storeOpened } = await openRunStore(
     {
       stateUrl: config.STATE_URL,
       stateDir: config.STATE_DIR,

@@ -134,3 +134,33 @@ t.test('runs.sqlite damaged inside, header intact: the periodic quick_check find
   t.equal(after.statusCode, 503);
   t.match(after.json(), { code: 'state_damaged', message: /restore it from a backup/ });
 });
+
+// A write that waits (a slow disk, another process holding the database's write lock) waits on the store's
+// own thread: the event loop goes on answering probes and scoring without a run.
+t.test('a write held up on runs.sqlite stalls run requests only: /health, /ready and stateless scoring answer meanwhile', async (t) => {
+  const dir = tempStateDir();
+  const app = await testApp({ STATE_DIR: dir });
+  t.teardown(() => app.close());
+  const send = (key: string) => app.inject({ method: 'POST', url: '/score-plan', headers: { 'idempotency-key': key }, payload: JSON.parse(inRun(key).body) });
+  t.equal((await send('a')).statusCode, 200);
+  const holder = new Database(join(dir, 'runs.sqlite'));
+  t.teardown(() => holder.close());
+  holder.exec('BEGIN IMMEDIATE');
+  let settled = false;
+  const held = send('b').then((r) => {
+    settled = true;
+    return r;
+  });
+  t.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
+  t.equal((await app.inject({ method: 'POST', url: '/score-plan', payload: { ...EXAMPLE_SCORE_REQUEST, run_id: null } })).statusCode, 200, 'stateless');
+  // Once the request is at the store, nothing can be committed: /ready says so, in time, not left waiting.
+  let ready = await app.inject({ method: 'GET', url: '/ready' });
+  await until('not ready while the write waits', async () => (ready = await app.inject({ method: 'GET', url: '/ready' })).statusCode === 503);
+  t.match(ready.json().reason, /did not answer .*a lock another process holds/);
+  t.equal(settled, false, 'the run request still waits for the lock');
+  holder.exec('COMMIT');
+  const done = await held;
+  t.equal(done.statusCode, 200, 'and is counted once the lock is free');
+  t.match(done.json(), { run: { step: 0 } });
+  await until('ready again', async () => (await app.inject({ method: 'GET', url: '/ready' })).statusCode === 200);
+});

@@ -32,9 +32,8 @@ export async function stateSettings(engine: Engine): Promise<{ STATE_DIR: string
   return engine === 'postgres' ? { STATE_DIR: tempStateDir(), STATE_URL: await freshPostgresUrl() } : { STATE_DIR: tempStateDir() };
 }
 
-export const openStore = (s: { STATE_DIR: string; STATE_URL?: string }): Promise<RunStore> =>
-  (async () => {
-    const { store, opened } = openRunStore({ stateUrl: s.STATE_URL, stateDir: s.STATE_DIR, waitMs: 0, freshIfUnusable: false });
-    await opened;
-    return store;
-  })();
+export async function openStore(s: { STATE_DIR: string; STATE_URL?: string }): Promise<RunStore> {
+  const { store, opened } = await openRunStore({ stateUrl: s.STATE_URL, stateDir: s.STATE_DIR, waitMs: 0, freshIfUnusable: false });
+  await opened;
+  return store;
+}
