@@ -658,6 +658,34 @@ function renderSlowStore(r: BenchResult<SlowStoreFigures>): string {
   );
 }
 
+// --- bodies that never end (bench/body-flood.ts) ---
+interface BodyFloodFigures {
+  flood_connections: number;
+  flood_addresses: number;
+  flood_closed_by_service: number;
+  probe_interval_ms: number;
+  api: { requests: number; statuses: Record<string, number>; ms: { p50: number; p99: number } };
+  health: { requests: number; statuses: Record<string, number>; ms: { p50: number; p99: number } };
+}
+function renderBodyFlood(r: BenchResult<BodyFloodFigures>): string {
+  const s = r.figures;
+  const statuses = (x: Record<string, number>) =>
+    Object.entries(x)
+      .map(([code, n]) => `${n} × ${code}`)
+      .join(', ');
+  const row = (what: string, x: BodyFloodFigures['api']) => `| ${what} | ${x.requests} | ${statuses(x.statuses)} | ${f(x.ms.p50)} | ${f(x.ms.p99)} |`;
+  return [
+    `${measuredOn(r, 'node --import tsx bench/body-flood.ts')} ${int(s.flood_connections)} connections from ${s.flood_addresses} addresses each sent the ` +
+      `headers of a 1 MB \`/score-plan\` and a byte of its body every 2 s; the service closed ${int(s.flood_closed_by_service)} of them. ` +
+      `Meanwhile, from another address, every ${s.probe_interval_ms} ms on a new connection:`,
+    '',
+    '| request | sent | answers | p50 ms | p99 ms |',
+    '| --- | --- | --- | --- | --- |',
+    row('`POST /validate-plan`', s.api),
+    row('`GET /health`', s.health),
+  ].join('\n');
+}
+
 interface Block {
   /** The result file it renders: bench/results/<result>.json. */
   result: string;
@@ -689,6 +717,7 @@ export const BLOCKS: Record<string, Block> = {
   'reveals-fix': block('reveals-fix-evaluation', renderRevealsFix),
   'reveals-fix-calibration': block('reveals-fix-calibration', renderRevealsFix),
   'slow-store': block('slow-store', renderSlowStore),
+  'body-flood': block('body-flood', renderBodyFlood),
 };
 
 const MARKER = /<!-- ([a-z0-9-]+)-figures:(start|end) -->/g;

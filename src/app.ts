@@ -10,6 +10,7 @@ import { installJsonParser } from './request-body/fastify-parsers.js';
 import { depthIssue } from './request-body/json.js';
 import { tidyOpenApi } from './http/openapi-tidy.js';
 import { clientErrorHandler, registerTransport } from './http/transport.js';
+import { limitBodies } from './http/bodies.js';
 import { exposureProblem, installAccess, parseKeys, SCOPES } from './http/access.js';
 import { registerProtection, registerRateLimit, shedWhenSaturated } from './http/protection.js';
 import { manageConnections } from './http/connections.js';
@@ -77,7 +78,7 @@ export async function buildApp(config: Config): Promise<App> {
   else app.log.info({ keys: Object.fromEntries(SCOPES.map((s) => [s, keys.filter((k) => k.scope === s).length])) }, 'API keys loaded');
   // First, so that a request any later hook refuses still says how long it took.
   installServerTiming(app);
-  manageConnections(app, {
+  const crowded = manageConnections(app, {
     maxConnections: config.MAX_CONNECTIONS,
     maxPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS,
     maxWaiting: config.MAX_WAITING_CONNECTIONS,
@@ -96,6 +97,7 @@ export async function buildApp(config: Config): Promise<App> {
   const enforceAccess = installAccess(app, keys);
   await registerRateLimit(app, config);
   enforceAccess();
+  limitBodies(app, { maxPerAddress: config.MAX_BODIES_PER_ADDRESS, idleMs: config.BODY_IDLE_TIMEOUT_MS, crowded });
   installJsonParser(app);
 
   const readiness: Readiness = { ready: false, reason: 'starting' };

@@ -65,6 +65,12 @@ export const ConfigSchema = z
       ),
     HEADERS_TIMEOUT_MS: int(10_000).describe('longest a client may take to send the request headers; the socket is then closed'),
     REQUEST_TIMEOUT_MS: int(60_000).describe('longest a client may take to send a whole request, body included (a body that never ends is cut → 408)'),
+    BODY_IDLE_TIMEOUT_MS: int(10_000).describe(
+      'longest a request body may go without a byte arriving; the request is then answered 408 `request_timeout` and its connection closed (a body that keeps trickling is cut by `REQUEST_TIMEOUT_MS`)',
+    ),
+    MAX_BODIES_PER_ADDRESS: int(32).describe(
+      'slow request bodies (still arriving 1 s after their headers) from one client address (behind `TRUST_PROXY`, the `X-Forwarded-For` client) at most; past it the body that turned slow last is dropped, answered 429 `too_many_bodies` and its connection closed, so that a client sending bodies that never end cannot hold the connections others need. A burst of small requests is never slow. While half of `MAX_CONNECTIONS` are open, a request from an address with this many bodies under way is refused at once from its headers',
+    ),
     KEEP_ALIVE_TIMEOUT_MS: int(72_000).describe('how long an idle keep-alive connection stays open (keep it above the load balancer’s idle timeout)'),
     MAX_CONNECTIONS: int(1024).describe(
       'open connections at most; at the cap a new one closes the longest-idle keep-alive connection, and when every one has a request under way it waits unread until one closes (a few more are let in for `/health` and `/ready` alone); past `MAX_WAITING_CONNECTIONS` waiting ones it is answered 503 `too_many_connections` and closed',
@@ -189,7 +195,8 @@ export const ConfigSchema = z
     JUDGE_TIMEOUT_MS: int(30_000).describe('timeout of one judge call'),
     JUDGE_RETRIES: z.coerce.number().int().min(0).max(10).default(2).describe('retries of a judge call on timeouts, network errors, 429 and 5xx'),
   })
-  .refine((c) => c.HEADERS_TIMEOUT_MS <= c.REQUEST_TIMEOUT_MS, { message: 'must not exceed REQUEST_TIMEOUT_MS', path: ['HEADERS_TIMEOUT_MS'] });
+  .refine((c) => c.HEADERS_TIMEOUT_MS <= c.REQUEST_TIMEOUT_MS, { message: 'must not exceed REQUEST_TIMEOUT_MS', path: ['HEADERS_TIMEOUT_MS'] })
+  .refine((c) => c.BODY_IDLE_TIMEOUT_MS <= c.REQUEST_TIMEOUT_MS, { message: 'must not exceed REQUEST_TIMEOUT_MS', path: ['BODY_IDLE_TIMEOUT_MS'] });
 
 export type Config = z.infer<typeof ConfigSchema>;
 

@@ -35,7 +35,8 @@ export const ERRORS = {
   request_timeout: {
     status: 408,
     retryable: false,
-    meaning: 'The headers took longer than `HEADERS_TIMEOUT_MS`, or the request longer than `REQUEST_TIMEOUT_MS`; the connection is closed',
+    meaning:
+      'The headers took longer than `HEADERS_TIMEOUT_MS`, the request longer than `REQUEST_TIMEOUT_MS`, or its body went `BODY_IDLE_TIMEOUT_MS` without a byte; the connection is closed',
   },
   idempotency_conflict: { status: 409, retryable: false, meaning: 'An `Idempotency-Key` reused in a run for a different body' },
   step_conflict: {
@@ -51,6 +52,12 @@ export const ERRORS = {
     meaning: 'A `content-encoding` other than `gzip` (or `x-gzip`), `deflate` or `identity`, in any case',
   },
   rate_limited: { status: 429, retryable: true, meaning: 'Over `RATE_LIMIT_MAX` requests in `RATE_LIMIT_WINDOW_MS` for this key (or client address)' },
+  too_many_bodies: {
+    status: 429,
+    retryable: true,
+    meaning:
+      '`MAX_BODIES_PER_ADDRESS` slow bodies (still arriving 1 s after their headers) from this client address are under way; this one is dropped and its connection closed',
+  },
   headers_too_large: { status: 431, retryable: false, meaning: "The request headers are over Node's 16 KiB" },
   client_closed: { status: 499, retryable: false, meaning: 'Logged only: the client left before the answer' },
   internal: { status: 500, retryable: false, meaning: 'A bug of ours, logged with its stack' },

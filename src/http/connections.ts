@@ -58,7 +58,7 @@ export interface ConnectionLimits {
  * burst its client has sent the request before the event loop reads it, and a client that sends nothing is
  * cut by HEADERS_TIMEOUT_MS.
  */
-export function manageConnections(app: FastifyInstance, limits: ConnectionLimits): void {
+export function manageConnections(app: FastifyInstance, limits: ConnectionLimits): () => boolean {
   // A proxy's connections carry every client behind it: capping them per address would cap the proxy as a
   // whole; the clients themselves are told apart by X-Forwarded-For, per request (rate limits).
   const trusted = limits.trustProxy === false ? () => false : proxyAddr.compile(limits.trustProxy);
@@ -183,4 +183,7 @@ export function manageConnections(app: FastifyInstance, limits: ConnectionLimits
       `${limits.maxConnections} connections have requests under way (MAX_CONNECTIONS); this one was let in for /health and /ready only`,
     );
   });
+  // Crowded: half the places taken. A flood is refused from its headers from then on (bodies.ts), before it
+  // fills the other half.
+  return () => admitted.size >= limits.maxConnections / 2;
 }

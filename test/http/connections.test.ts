@@ -3,10 +3,11 @@
 // let in for the probes, and the new one waits unread until a connection closes or turns idle (past
 // MAX_CONNECTIONS waiting, it is refused with 503). Real sockets from several loopback addresses (Linux routes
 // all of 127.0.0.0/8 to the loopback interface).
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import t, { type Test } from 'tap';
 import type { Config } from '../../src/config.js';
 import { testApp, until } from '../support/app.js';
+import { type Client, openSocket } from '../support/sockets.js';
 
 /** An app listening on 127.0.0.1: its port, and the server's side of each connection by the client's address and port. */
 async function listening(t: Test, overrides: Partial<Config>): Promise<Server> {
@@ -33,26 +34,8 @@ interface Server {
   count: () => Promise<number>;
 }
 
-interface Client {
-  socket: Socket;
-  /** Everything the server sent so far. */
-  received: () => string;
-  closed: Promise<void>;
-}
-
 /** A connection from `from` (a loopback address), closed by the test's end. */
-function open(t: Test, { port }: Server, from = '127.0.0.1'): Promise<Client> {
-  return new Promise((resolve) => {
-    let received = '';
-    const socket = connect({ port, host: '127.0.0.1', localAddress: from }, () => resolve({ socket, received: () => received, closed }));
-    const closed = new Promise<void>((done) => socket.once('close', () => done()));
-    socket.on('data', (d) => {
-      received += d.toString();
-    });
-    socket.on('error', () => undefined);
-    t.teardown(() => socket.destroy());
-  });
-}
+const open = (t: Test, { port }: Server, from = '127.0.0.1'): Promise<Client> => openSocket(t, port, from);
 
 /** Sends a keep-alive request on `c` and resolves with the status of its whole answer (every answer here has a Content-Length). */
 async function ask(c: Client, path = '/health'): Promise<number> {
