@@ -658,6 +658,31 @@ function renderSlowStore(r: BenchResult<SlowStoreFigures>): string {
   );
 }
 
+// --- a slow disk under SQLite (bench/slow-disk.ts) ---
+interface SlowDiskFigures {
+  slow_ms_per_write: number;
+  seconds: number;
+  health_probes: number;
+  health_ms: { p50: number; p99: number; max: number };
+  run_requests: number;
+  run_statuses: Record<string, number>;
+  run_ms: { p50: number; p99: number };
+  acknowledged: number;
+  counted: number;
+}
+function renderSlowDisk(r: BenchResult<SlowDiskFigures>): string {
+  const s = r.figures;
+  const statuses = Object.entries(s.run_statuses)
+    .map(([code, n]) => `${n} × ${code}`)
+    .join(', ');
+  return (
+    `${measuredOn(r, 'node --import tsx bench/slow-disk.ts')} Every write and sync in \`STATE_DIR\` waited ${s.slow_ms_per_write} ms (test/fixtures/slow-write) ` +
+    `while two clients sent run requests back to back for ${s.seconds} s: ${s.health_probes} \`/health\` probes took ${f(s.health_ms.p50)} ms at the median, ` +
+    `${f(s.health_ms.p99)} ms at p99 and ${f(s.health_ms.max)} ms at most; the ${s.run_requests} run requests got ${statuses} ` +
+    `(p50 ${int(s.run_ms.p50)} ms, p99 ${int(s.run_ms.p99)} ms); ${s.acknowledged} acknowledged, ${s.counted} counted by the run.`
+  );
+}
+
 // --- bodies that never end (bench/body-flood.ts) ---
 interface BodyFloodFigures {
   flood_connections: number;
@@ -718,6 +743,7 @@ export const BLOCKS: Record<string, Block> = {
   'reveals-fix-calibration': block('reveals-fix-calibration', renderRevealsFix),
   'slow-store': block('slow-store', renderSlowStore),
   'body-flood': block('body-flood', renderBodyFlood),
+  'slow-disk': block('slow-disk', renderSlowDisk),
 };
 
 const MARKER = /<!-- ([a-z0-9-]+)-figures:(start|end) -->/g;

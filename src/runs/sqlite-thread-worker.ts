@@ -5,7 +5,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { FromThread, ThreadFailure, ToThread } from './sqlite-thread-protocol.js';
 import { SqliteRunStore, type SqliteStoreOptions } from './sqlite-store.js';
-import type { RunTx } from './store.js';
 
 const port = parentPort!;
 const send = (m: FromThread) => port.postMessage(m);

@@ -12,6 +12,7 @@ import { EXAMPLE_SCORE_REQUEST } from '../../src/contracts/examples.js';
 import type { RunView } from '../../src/contracts/runs.js';
 import { tempStateDir, testApp, until } from '../support/app.js';
 import { startService } from '../support/service.js';
+import { slowDisk } from '../support/slow-write.js';
 
 const inRun = (key: string, step = 0) => ({
   method: 'POST',
@@ -163,4 +164,27 @@ t.test('a write held up on runs.sqlite stalls run requests only: /health, /ready
   t.equal(done.statusCode, 200, 'and is counted once the lock is free');
   t.match(done.json(), { run: { step: 0 } });
   await until('ready again', async () => (await app.inject({ method: 'GET', url: '/ready' })).statusCode === 200);
+});
+
+// A slow disk (test/fixtures/slow-write, LD_PRELOAD): every write and sync in STATE_DIR waits 10 ms first.
+t.test('a disk that takes 10 ms over every write: probes answer while run requests wait; each acknowledged request counted once', async (t) => {
+  const dir = tempStateDir();
+  const svc = await startService({ STATE_DIR: dir, WORKERS: '1', ...slowDisk(10, dir) });
+  t.teardown(() => svc.child.kill('SIGKILL'));
+  const post = (key: string) => fetch(`${svc.base}/score-plan`, inRun(key));
+  let answered = 0;
+  const pending = Array.from({ length: 8 }, (_, i) =>
+    post(`slow-${i}`).then((r) => {
+      answered++;
+      return r.status;
+    }),
+  );
+  t.equal((await fetch(`${svc.base}/health`)).status, 200);
+  t.ok(answered < 8, 'answered while run requests still wait for the disk');
+  t.same(await Promise.all(pending), Array(8).fill(200));
+  const again = await post('slow-3');
+  t.equal(again.status, 200, 'a retry');
+  t.equal(again.headers.get('idempotent-replayed'), 'true');
+  const run = (await (await fetch(`${svc.base}/runs/r`)).json()) as RunView;
+  t.equal(run.open_step?.requests, 8, 'each counted once');
 });
