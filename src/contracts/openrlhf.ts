@@ -29,23 +29,25 @@ export const OpenRlhfRequestSchema = z
     examples: [{ query: [`${EXAMPLE_QUERY}\n${JSON.stringify(EXAMPLE_PLAN)}`], prompts: [EXAMPLE_QUERY], labels: [EXAMPLE_PROFILE] }],
   });
 
-export const OpenRlhfQuerySchema = z.object({
-  run_id: ExampleRunIdSchema.default('default').describe('Run whose weights and steps these samples belong to'),
-  step: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(Number.MAX_SAFE_INTEGER)
-    .optional()
-    .describe("The trainer's step, when the caller knows it (verl's global_steps): the samples count into it. Omitted: the run's automatic steps"),
-  count: z
-    .enum(['true', 'false'])
-    // Swagger UI's "Try it out" scores without counting: trying the API advances no run.
-    .meta({ examples: ['false'] })
-    .default('true')
-    .transform((v) => v === 'true')
-    .describe("false: scored with the run's current weights and counted nowhere (validation rollouts)"),
-});
+export const OpenRlhfQuerySchema = z
+  .object({
+    run_id: ExampleRunIdSchema.default('default').describe('Run whose weights and steps these samples belong to'),
+    step: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .optional()
+      .describe("The trainer's step, when the caller knows it (verl's global_steps): the samples count into it. Omitted: the run's automatic steps"),
+    count: z
+      .enum(['true', 'false'])
+      // Swagger UI's "Try it out" scores without counting: trying the API advances no run.
+      .meta({ examples: ['false'] })
+      .default('true')
+      .transform((v) => v === 'true')
+      .describe("false: scored with the run's current weights and counted nowhere (validation rollouts)"),
+  })
+  .strict();
 
 export const OpenRlhfResponseSchema = z
   .object({

@@ -10,6 +10,7 @@ const ToolSchema = z
     description: z.string().max(2000).optional(),
     phase: PhaseSchema.optional().describe('Pedagogic phase a step using this tool exhibits (e.g. retrieval tools → demonstration)'),
   })
+  .strict()
   .meta({ id: 'Tool' });
 
 export const PaletteSchema = z

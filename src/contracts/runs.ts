@@ -15,6 +15,7 @@ const RunConfigFields = z.object({
   w_max: unit.describe('Upper bound of every weight (3·w_max ≥ 1)'),
   w0: z
     .object({ struct: z.number().min(0).max(1e6), pers: z.number().min(0).max(1e6), ped: z.number().min(0).max(1e6) })
+    .strict()
     .describe('Initial weights (normalized to sum 1)'),
   lambda_hard: z.number().min(0).max(1e6),
   reward_profile: RewardProfileSchema,

@@ -15,18 +15,20 @@ export const CompletionSchema = z.unknown().meta({
 });
 
 /** One rollout group of a request. */
-export const ScorePlanGroupSchema = z.object({
-  id: z.string().max(200).optional().describe('Caller label for the rollout group, echoed back'),
-  query: z.string().max(65536).describe("The learner's question the plans answer"),
-  profile: ProfileSchema,
-  reference: z
-    .union([z.string().max(65536), z.array(z.string().max(8192)).max(512)])
-    .optional()
-    .describe(
-      "What a good answer to the query says, as an SFT data set has it: a reference plan's steps or a worked solution. Under reward_profile guarded a plan is also credited for covering the reference's content (docs/rewards.md §11j)",
-    ),
-  completions: z.array(CompletionSchema).min(1).describe('The g sampled plans of this rollout group'),
-});
+export const ScorePlanGroupSchema = z
+  .object({
+    id: z.string().max(200).optional().describe('Caller label for the rollout group, echoed back'),
+    query: z.string().max(65536).describe("The learner's question the plans answer"),
+    profile: ProfileSchema,
+    reference: z
+      .union([z.string().max(65536), z.array(z.string().max(8192)).max(512)])
+      .optional()
+      .describe(
+        "What a good answer to the query says, as an SFT data set has it: a reference plan's steps or a worked solution. Under reward_profile guarded a plan is also credited for covering the reference's content (docs/rewards.md §11j)",
+      ),
+    completions: z.array(CompletionSchema).min(1).describe('The g sampled plans of this rollout group'),
+  })
+  .strict();
 
 export const ScorePlanRequestSchema = z
   .object({
@@ -43,6 +45,7 @@ export const ScorePlanRequestSchema = z
     palette: PaletteSchema.optional(),
     options: ScoringOptionsSchema.optional(),
   })
+  .strict()
   // Stateless in Swagger UI's "Try it out": without run_id the request would count toward the shared `default` run.
   .meta({ id: 'ScorePlanRequest', examples: [{ run_id: null, ...EXAMPLE_SCORE_REQUEST }] });
 

@@ -19,6 +19,7 @@ export const ValidatePlanRequestSchema = z
     palette: PaletteSchema.optional(),
     options: ScoringOptionsSchema.pick({ strict: true, lambda_hard: true, reward_profile: true }).optional(),
   })
+  .strict()
   .meta({ id: 'ValidatePlanRequest', examples: [{ plan: EXAMPLE_PLAN, profile: EXAMPLE_PROFILE }] });
 
 export const ValidatePlanResponseSchema = z

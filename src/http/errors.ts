@@ -1,10 +1,12 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
 import { ServiceError } from '../common/errors.js';
 import { jsonPath } from '../common/json-path.js';
 import { ERRORS, type ErrorCode, type ErrorResponse, type Issue } from '../contracts/errors.js';
 import { invalidBodyMessage } from '../request-body/json.js';
+import { describeIssues } from '../request-body/unknown-keys.js';
 
 interface HttpError {
   code: ErrorCode;
@@ -44,16 +46,18 @@ function transportMessage(code: ErrorCode, request: FastifyRequest, bodyLimit: n
 function httpError(err: unknown, request: FastifyRequest, bodyLimit: number): HttpError | null {
   if (err instanceof ServiceError) return { code: err.code, message: err.message, issues: err.issues };
   if (hasZodFastifySchemaValidationErrors(err)) {
-    const issues = err.validation.map((v) => ({
-      path: jsonPath(
-        v.instancePath
-          .split('/')
-          .slice(1)
-          .filter((seg) => seg !== '')
-          .map((seg) => (/^\d+$/.test(seg) ? Number(seg) : seg)),
-      ),
+    const zodIssues = err.validation.map((v) => ({
+      ...(v.params as object),
+      code: v.keyword,
+      path: v.instancePath
+        .split('/')
+        .slice(1)
+        .filter((seg) => seg !== '')
+        .map((seg) => (/^\d+$/.test(seg) ? Number(seg) : seg)),
       message: v.message ?? 'invalid',
     }));
+    const schema = (request.routeOptions.schema as Record<string, unknown> | undefined)?.[err.validationContext ?? 'body'] as z.ZodType | undefined;
+    const issues = schema ? describeIssues(schema, zodIssues) : zodIssues.map((i) => ({ path: jsonPath(i.path), message: i.message }));
     return { code: 'invalid_request', message: invalidBodyMessage(issues, err.validationContext), issues };
   }
   const fastify = err as Partial<FastifyError>;

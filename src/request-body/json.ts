@@ -3,6 +3,7 @@
 // it there, so that a large log is never parsed or validated on the main thread.
 import { parse } from 'secure-json-parse';
 import type { z } from 'zod';
+import { describeIssues } from './unknown-keys.js';
 import { InvalidRequest, ServiceError } from '../common/errors.js';
 import { jsonPath } from '../common/json-path.js';
 import type { Issue } from '../contracts/errors.js';
@@ -113,13 +114,13 @@ export function readJsonBody<S extends z.ZodType>(text: string, schema: S, maxDe
   if (deep) throw new InvalidRequest(deep.message, deep.issues);
   const checked = schema.safeParse(body);
   if (checked.success) return checked.data;
-  const issues = checked.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message }));
+  const issues = describeIssues(schema, checked.error.issues);
   throw new InvalidRequest(invalidBodyMessage(issues), issues);
 }
 
 /**
  * Elements of an array of a body read as readJsonBody reads the body: `texts` are their JSON, each read on
- * its own, the array is at `path` in the body and the first text is its `first` element. Nesting counts from
+ * its own, the array is at `path` in the body (of schema `body`) and the first text is its `first` element. Nesting counts from
  * the body's top, and issue paths point into the body. One text per element, not the run of them as one:
  * a text of more than 128 KiB is allocated in fresh pages, and on this machine faulting them in cost more
  * than parsing it.
@@ -130,6 +131,7 @@ export function readJsonElements<S extends z.ZodType>(
   maxDepth: number,
   path: readonly string[],
   first: number,
+  body: z.ZodType,
 ): z.output<S>[] {
   const values = texts.map(parseBody);
   const inBody = (i: number) => (p: readonly PropertyKey[]) => jsonPath([...path, first + i, ...p]);
@@ -142,7 +144,7 @@ export function readJsonElements<S extends z.ZodType>(
   for (const [i, value] of values.entries()) {
     const checked = element.safeParse(value);
     if (checked.success) out.push(checked.data);
-    else issues.push(...checked.error.issues.map((x) => ({ path: inBody(i)(x.path), message: x.message })));
+    else issues.push(...describeIssues(body, checked.error.issues, [...path, first + i]));
   }
   if (issues.length > 0) throw new InvalidRequest(invalidBodyMessage(issues), issues);
   return out;

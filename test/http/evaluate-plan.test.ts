@@ -64,7 +64,7 @@ t.test('POST /evaluate-plan: bad requests are 400s naming the field', async (t) 
     [{ plans: [] }, '$.plans'],
     [{ plans: [{ plan: EXAMPLE_PLAN }], options: { kappa: 0 } }, '$.options.kappa'],
     [{ plans: [{ plan: EXAMPLE_PLAN }], options: { ged_budget: GED_BUDGET.max + 1 } }, '$.options.ged_budget'],
-    [{ plans: [{ plan: EXAMPLE_PLAN, profil: {} }] }, '$.plans[0]'],
+    [{ plans: [{ plan: EXAMPLE_PLAN, profil: {} }] }, '$.plans[0].profil'],
   ] as const) {
     const r = await app.inject({ method: 'POST', url: '/evaluate-plan', payload: payload as object });
     t.equal(r.statusCode, 400);

@@ -75,7 +75,7 @@ t.test('POST /trace-knowledge/fit: bad input is a 400 naming the field', async (
     ['no skill', { rows: [{ user: 'u', correct: 1 }] }, '$.rows[0].skill'],
     ['order on some rows only', { rows: [{ ...row, order: 1 }, row] }, '$.rows'],
     ['zero restarts', { rows: [row], options: { restarts: 0 } }, '$.options.restarts'],
-    ['an unknown option', { rows: [row], options: { epochs: 3 } }, '$.options'],
+    ['an unknown option', { rows: [row], options: { epochs: 3 } }, '$.options.epochs'],
   ];
   for (const [name, payload, path] of cases) {
     const res = await app.inject({ method: 'POST', url: '/trace-knowledge/fit', payload: payload as object });

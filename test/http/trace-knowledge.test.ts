@@ -114,7 +114,7 @@ t.test('POST /trace-knowledge: bad requests are 400s naming the field', async (t
     ['a probability out of range', { kcs, context: [], previous: { a: 1.5 } }, '$.previous.a'],
     ['previous_turns past the end', { kcs, context: [], previous_turns: 1 }, '$.previous_turns'],
     ['guess + slip ≥ 1', { kcs, context: [], params: { guess: 0.6, slip: 0.5 } }, '$.params'],
-    ['an unknown parameter', { kcs, context: [], params: { learning: 0.1 } }, '$.params'],
+    ['an unknown parameter', { kcs, context: [], params: { learning: 0.1 } }, '$.params.learning'],
     ['a zero threshold', { kcs, context: [], threshold: 0 }, '$.threshold'],
   ];
   for (const [name, payload, path] of cases) {

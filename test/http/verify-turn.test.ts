@@ -95,7 +95,7 @@ t.test('POST /verify-turn: bad requests are 400s naming the field', async (t) =>
     ['an over-long turn', { ...request, context: [{ role: 'student', text: 'y'.repeat(VERIFY_LIMITS.maxTextChars + 1) }] }, '$.context[0].text'],
     ['too many turns', { ...request, context: Array.from({ length: VERIFY_LIMITS.maxTurns + 1 }, () => ({ role: 'student', text: 'ok' })) }, '$.context'],
     ['no task description', { ...request, task: { solution_steps: ['a'] } }, '$.task.description'],
-    ['a misspelt task field', { ...request, task: { description: 'd', solution_step: ['a'] } }, '$.task'],
+    ['a misspelt task field', { ...request, task: { description: 'd', solution_step: ['a'] } }, '$.task.solution_step'],
     ['a bad top_k', { ...request, options: { top_k: 0 } }, '$.options.top_k'],
     ['no context', { task: request.task, candidates: request.candidates }, '$.context'],
   ];

@@ -86,18 +86,19 @@ t.test('groups read one by one come out as the body read whole: values, 400s and
     'a group of the wrong shape': [good[0]!, '{"completions":[]}', good[2]!],
     'two groups of the wrong shape': [good[0]!, '{"completions":"x"}', '{"query":1,"completions":["{}"]}'],
     'a group nested too deep': [good[0]!, good[1]!, deep],
+    'a group with an unknown key': [good[0]!, good[1]!.replace('"query"', '"querry"')],
     'a group that is not JSON': [good[0]!, '{"completions":[}'],
   };
   for (const [name, groups] of Object.entries(cases)) {
     const whole = reading(() => readJsonBody(`{"groups":[${groups.join(',')}]}`, ScorePlanRequestSchema, MAX_DEPTH));
-    const inParts = reading(() => readJsonElements(groups, ScorePlanGroupSchema, MAX_DEPTH, ['groups'], 0));
+    const inParts = reading(() => readJsonElements(groups, ScorePlanGroupSchema, MAX_DEPTH, ['groups'], 0, ScorePlanRequestSchema));
     // The groups on their own lack the body around them: compared as the body would hold them.
     const asBody = inParts.startsWith('value ') ? `value {"groups":${inParts.slice(6)}}` : inParts;
     if (name.includes('not JSON')) t.match(asBody, /^invalid_json /, name);
     else t.equal(asBody, whole, name);
   }
   // A run that starts later in the body: its paths are the body's.
-  const later = reading(() => readJsonElements(['{"completions":[]}'], ScorePlanGroupSchema, MAX_DEPTH, ['groups'], 5));
+  const later = reading(() => readJsonElements(['{"completions":[]}'], ScorePlanGroupSchema, MAX_DEPTH, ['groups'], 5, ScorePlanRequestSchema));
   t.match(later, /"path":"\$\.groups\[5\]\.completions"/);
 });
 

@@ -42,10 +42,12 @@ export const runRoutes =
           operationId: 'listRuns',
           tags,
           summary: 'Runs with their current weights, a page at a time in id order',
-          querystring: z.object({
-            limit: z.coerce.number().int().min(1).max(1000).default(100),
-            cursor: RunIdSchema.optional().describe("The previous page's next_cursor"),
-          }),
+          querystring: z
+            .object({
+              limit: z.coerce.number().int().min(1).max(1000).default(100),
+              cursor: RunIdSchema.optional().describe("The previous page's next_cursor"),
+            })
+            .strict(),
           response: {
             200: z.object({
               runs: z.array(RunViewSchema),
@@ -104,11 +106,13 @@ export const runRoutes =
           tags,
           summary: 'Finalized steps of a run, oldest first (JSON, or CSV with ?format=csv)',
           params: Params,
-          querystring: z.object({
-            offset: z.coerce.number().int().min(0).default(0),
-            limit: z.coerce.number().int().min(1).max(10_000).default(1000),
-            format: z.enum(['json', 'csv']).default('json'),
-          }),
+          querystring: z
+            .object({
+              offset: z.coerce.number().int().min(0).default(0),
+              limit: z.coerce.number().int().min(1).max(10_000).default(1000),
+              format: z.enum(['json', 'csv']).default('json'),
+            })
+            .strict(),
           response: {
             200: z.object({ run_id: z.string(), total: z.number().int(), offset: z.number().int(), limit: z.number().int(), rows: z.array(HistoryRowSchema) }),
             400: ErrorResponseSchema,

@@ -89,7 +89,7 @@ export function evaluateGroupsTask(input: ScoreGroupsInput, stop: Stop) {
     const palette = resolvePalette(input.palette);
     const given = Array.isArray(input.groups)
       ? input.groups
-      : readJsonElements(groupTexts(input.groups), ScorePlanGroupSchema, input.maxDepth!, ['groups'], input.first ?? 0);
+      : readJsonElements(groupTexts(input.groups), ScorePlanGroupSchema, input.maxDepth!, ['groups'], input.first ?? 0, ScorePlanRequestSchema);
     const out = new MovableWriter();
     // Without the object's braces: the main thread writes the fields after the composed ones.
     const detail = (e: PlanEvaluation): [number, number] => {
