@@ -1,3 +1,5 @@
+// Checked before anything else is loaded (node-version.ts).
+import './node-version.js';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { loadConfig, planLimits } from './config.js';

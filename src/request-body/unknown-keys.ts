@@ -69,7 +69,7 @@ const placeOf = (path: readonly PropertyKey[]): Place =>
 const shown = (place: Place) => (place === '' ? '$' : `$.${place.replaceAll('[]', '[*]')}`);
 
 /** What to tell a client who sent `key` at `path` (its parent object), where `schema` does not know it. */
-export function unknownKeyMessage(schema: z.ZodType, path: readonly PropertyKey[], key: string): string {
+function unknownKeyMessage(schema: z.ZodType, path: readonly PropertyKey[], key: string): string {
   const keys = keysOf(schema);
   const place = placeOf(path);
   const here = [...(keys.at.get(place) ?? [])];

@@ -131,6 +131,21 @@ try {
 parentPort.postMessage(found);
 `;
 
+/**
+ * Why SQLite's driver could not be loaded, or null when the error is not that: better-sqlite3's native
+ * module loads at the first database opened, and one built by `npm ci` under another Node.js fails to load
+ * (ERR_DLOPEN_FAILED: "compiled against a different Node.js version using NODE_MODULE_VERSION …", then
+ * "Module did not self-register"). The file is not at fault (issue 78: its advice once moved an intact one aside).
+ */
+export function driverProblem(e: unknown): string | null {
+  const { code, message } = e as { code?: string; message?: string };
+  if (code !== 'ERR_DLOPEN_FAILED' && !/NODE_MODULE_VERSION|did not self-register/.test(message ?? '')) return null;
+  return (
+    `SQLite's driver (better-sqlite3) was built for another Node.js than this one (${process.version}): run \`npm ci\` with this Node ` +
+    `(or \`npm rebuild better-sqlite3\`); runs.sqlite is not at fault and was left as it is (${String(message).split('\n').join(' ')})`
+  );
+}
+
 /** Why a file at the state path is not a state this service can open, or null. */
 function unusableFile(file: string): string | null {
   if (!existsSync(file)) return null;
@@ -178,6 +193,9 @@ export class SqliteRunStore implements RunStore {
     try {
       db = this.openDatabase();
     } catch (e) {
+      // The driver, not the file: nothing may be moved aside for it.
+      const driver = driverProblem(e);
+      if (driver) throw unusable(driver);
       // A newer schema is an upgrade to finish, not a file to move aside.
       const newer = /newer than this service/.test((e as Error).message);
       if (!options.freshIfUnusable || newer) {
