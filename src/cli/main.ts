@@ -42,6 +42,9 @@ Exit status: 0 when the audit completed (whatever the plans scored), 2 on a usag
 `;
 
 const ALL_USAGE = `${USAGE}\n${REDTEAM_USAGE}\n${KEYS_USAGE}\n${STATE_USAGE}`;
+// After a usage error, the usage of the command it was made in: its one line of error stays in sight.
+const USAGE_OF: Record<string, string> = { audit: USAGE, redteam: REDTEAM_USAGE, keys: KEYS_USAGE, backup: STATE_USAGE, restore: STATE_USAGE };
+const COMMANDS = `Commands: ${Object.keys(USAGE_OF).join(', ')}; \`plan-reward <command> --help\` for one, \`plan-reward --help\` for all.\n`;
 
 export interface CliIO {
   stdout: { write(s: string): unknown };
@@ -73,7 +76,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return await audit(rest, io);
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr.write(`plan-reward: ${err.message}\n\n${ALL_USAGE}`);
+      io.stderr.write(`plan-reward: ${err.message}\n\n${USAGE_OF[argv[0] ?? ''] ?? COMMANDS}`);
       return EXIT_USAGE;
     }
     io.stderr.write(`plan-reward: ${(err as Error).message}\n`);

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { REWARD_PROFILES, type RewardProfile } from '../contracts/gaming.js';
+import { COMPLETION_FIELDS } from '../audit/record.js';
 import { ProfileSchema } from '../contracts/profile.js';
 import { ScorePlanGroupSchema } from '../contracts/score-plan.js';
 import type { Plan } from '../contracts/plan.js';
@@ -17,8 +18,9 @@ Starts from the real plans of each query and profile and hill-climbs with edits 
 insert and delete steps, paste profile or query text, add cue words, drop agents or tools, rewire edges,
 replace content with off-topic text), hunting for plans the reward pays more than every real plan.
 
-  <plans.json>     a JSON array (or JSONL) of {"query", "profile", "plan", "id"?, "reference"?}; plans of one
-                   query and profile form one group (scored with its first record's reference, if any); a
+  <plans.json>     a JSON array (or JSONL) of {"query", "profile", "completion", "id"?, "reference"?}, as
+                   \`plan-reward audit\` reads them (the plan may also be named "plan" or "output"); plans of
+                   one query and profile form one group (scored with its first record's reference, if any); a
                    plan that does not pass the gate is left out
   --profile P      reward profile to attack: paper, guarded or both (default both)
   --budget N       plans evaluated per group (default 1000)
@@ -31,8 +33,14 @@ const RecordSchema = z.object({
   query: z.string(),
   profile: ProfileSchema,
   reference: ScorePlanGroupSchema.shape.reference,
-  plan: z.unknown(),
 });
+
+/** A record's plan, under whichever of the audit's names it has. */
+function planOf(raw: unknown, i: number): unknown {
+  const field = COMPLETION_FIELDS.find((f) => typeof raw === 'object' && raw !== null && Object.hasOwn(raw, f));
+  if (field === undefined) throw new UsageError(`record ${i + 1}: no plan (expected a ${COMPLETION_FIELDS.map((f) => `"${f}"`).join(', ')} field)`);
+  return (raw as Record<string, unknown>)[field];
+}
 
 const args = (argv: readonly string[]) =>
   commandArgs(argv, {
@@ -85,7 +93,8 @@ export async function redteamCommand(argv: readonly string[], out: { write(s: st
   for (const [i, raw] of (await readRecords(positionals[0]!)).entries()) {
     const r = RecordSchema.safeParse(raw);
     if (!r.success) throw new UsageError(`record ${i + 1}: ${r.error.issues[0]!.path.join('.') || '(root)'}: ${r.error.issues[0]!.message}`);
-    const e = evaluatePlan(r.data.plan, groupContext(r.data.query, r.data.profile), palette, limits, {
+    const plan = planOf(raw, i);
+    const e = evaluatePlan(plan, groupContext(r.data.query, r.data.profile), palette, limits, {
       strict: false,
       lambda_hard: config.LAMBDA_HARD,
       reward_profile: 'paper',

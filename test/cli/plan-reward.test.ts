@@ -61,7 +61,10 @@ t.test('usage errors exit 2 with a clear message', async (t) => {
     const r = await cli(args);
     t.equal(r.code, 2, args.join(' '));
     t.match(r.stderr, message, args.join(' '));
-    t.match(r.stderr, /Usage: plan-reward audit/);
+    // Without a known command, the list of commands; with one, its usage alone.
+    if (args[0] === 'audit') t.match(r.stderr, /Usage: plan-reward audit/);
+    else t.match(r.stderr, /Commands: audit, redteam, keys, backup, restore/);
+    t.notMatch(r.stderr, /Usage: plan-reward redteam/);
   }
 });
 

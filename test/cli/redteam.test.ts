@@ -34,15 +34,28 @@ t.test('redteam usage errors exit 2 with the reason', async (t) => {
   await writeFile(input, JSON.stringify(realPlans().slice(0, 1)));
   const bad = path.join(dir, 'bad.json');
   await writeFile(bad, JSON.stringify([{ query: 'q', profile: 5, plan: {} }]));
+  const noPlan = path.join(dir, 'no-plan.json');
+  await writeFile(noPlan, JSON.stringify([{ query: 'q', profile: 'p', steps: [] }]));
   for (const [args, reason] of [
     [['redteam'], /expected one input file, got 0/],
     [['redteam', path.join(dir, 'missing.json')], /input file not found/],
     [['redteam', input, '--profile', 'lenient'], /--profile must be paper, guarded or both/],
     [['redteam', input, '--budget', '0'], /--budget must be a positive integer/],
     [['redteam', bad], /record 1: profile/],
+    [['redteam', noPlan], /record 1: no plan \(expected a "completion", "plan", "output" field\)/],
   ] as const) {
     const r = await cli([...args]);
     t.equal(r.code, 2, args.join(' '));
     t.match(r.stderr, reason);
+    // The one line, then this command's usage alone: not every command's.
+    t.match(r.stderr, /^plan-reward: [^\n]+\n\nUsage: plan-reward redteam /);
+    t.notMatch(r.stderr, /Usage: plan-reward audit/);
   }
+});
+
+t.test('redteam reads the project\'s own example file, as the audit does (the plan under "completion")', async (t) => {
+  const example = new URL('../../examples/plans.jsonl', import.meta.url).pathname;
+  const r = await cli(['redteam', example, '--budget', '20', '--profile', 'guarded']);
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stdout, /reward_profile guarded: exploit margin/);
 });
