@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import random
+import socket
 import time
 import uuid
 import urllib.error
@@ -39,6 +41,8 @@ def _error_code(body: str) -> Optional[str]:
     return code if isinstance(code, str) else None
 
 
+log = logging.getLogger("tutor_reward")
+
 # This process, for the keys of a process that has no RANK: two such processes never share a key.
 _PROCESS = "pid-" + uuid.uuid4().hex
 
@@ -51,14 +55,21 @@ class Client:
 
     Retries: 429 and 5xx answers and failed connections are retried up to `retries` times, waiting what the
     service's Retry-After says (a 503 when its queue is full, a 429 at a rate limit) or else an exponential
-    backoff, each wait with random jitter so that many clients refused together do not return together.
+    backoff, each wait with random jitter so that many clients refused together do not return together. The
+    first failed try of a call logs a warning (logger "tutor_reward") naming the URL. Until the service has
+    answered once, a refused connection (nothing listens there: a wrong port, a service not started) fails
+    at once instead, unless `patient` (a service still starting); once it has answered, a refused connection
+    is retried like any other failure, for a service that went away mid-training.
     """
 
     def __init__(self, base_url: str = "http://localhost:8080", run_id: Optional[str] = "default",
                  timeout: float = 120.0, retries: int = 6, backoff: float = 0.5,
-                 api_key: Optional[str] = None):
+                 api_key: Optional[str] = None, patient: bool = False):
         """`api_key`: sent as `Authorization: Bearer`; defaults to $TUTOR_REWARD_API_KEY (none if unset)."""
         self.base_url = base_url.rstrip("/")
+        self.patient = patient
+        # Whether the service has answered this client yet (any HTTP answer, errors included).
+        self._reached = False
         self.api_key = api_key if api_key is not None else os.environ.get("TUTOR_REWARD_API_KEY") or None
         self.run_id = run_id
         self.timeout = timeout
@@ -82,6 +93,7 @@ class Client:
             req = urllib.request.Request(self.base_url + path, data=data, method=method, headers=hdrs)
             try:
                 with urllib.request.urlopen(req, timeout=self.timeout) as res:
+                    self._reached = True
                     text = res.read().decode("utf-8")
                     if raw:
                         return text
@@ -91,6 +103,7 @@ class Client:
                         out["replayed"] = True
                     return out
             except urllib.error.HTTPError as err:
+                self._reached = True
                 text = err.read().decode("utf-8", "replace")
                 # A rate limit or a full queue is worth waiting out; other client errors are not.
                 retriable = err.code >= 500 or err.code == 429
@@ -98,10 +111,21 @@ class Client:
                     raise ServiceError(err.code, text) from None
                 wait = err.headers.get("retry-after")
                 delay = float(wait) if wait and wait.isdigit() else self.backoff * 2 ** attempt
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                failure = f"HTTP {err.code} {_error_code(text) or ''}".strip()
+            except (urllib.error.URLError, ConnectionError, TimeoutError) as err:
+                reason = err.reason if isinstance(err, urllib.error.URLError) else err
+                nobody = isinstance(reason, (ConnectionRefusedError, socket.gaierror))
+                if nobody and not self._reached and not self.patient:
+                    raise ConnectionError(
+                        f"tutor_reward: nothing answers at {self.base_url} ({reason}): is the service running there? "
+                        "Client(patient=True) waits for one that is still starting") from None
                 if attempt >= self.retries:
                     raise
                 delay = self.backoff * 2 ** attempt
+                failure = str(reason)
+            if attempt == 0:
+                log.warning("tutor_reward: %s %s%s failed (%s); retrying, up to %d times", method, self.base_url, path,
+                            failure, self.retries)
             attempt += 1
             time.sleep(delay * random.uniform(1.0, 2.0))
 
