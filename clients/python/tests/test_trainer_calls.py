@@ -268,6 +268,27 @@ class TrlCallsTest(unittest.TestCase):
         view = run_view(run)
         self.assertEqual((view["open_step"]["step"], view["open_step"]["plans"]), (3, 4), "evaluation left the run alone")
 
+    def test_watch_closes_the_last_step_when_training_returns(self):
+        # TRL's steps close when the next begins: the last step of training would stay open.
+        run = run_id()
+        reward = PlanReward(Client(URL, run_id=run))
+
+        class Trainer:
+            def train(inner):
+                for step in (1, 2):
+                    self.call(reward, ["p"] * 4, [variant(i) for i in range(4)], step=step, profile=["python"] * 4)
+                return "trained"
+
+        trainer = Trainer()
+        reward.watch(trainer)
+        reward.watch(trainer)  # watched twice: still one finalize
+        self.assertEqual(trainer.train(), "trained")
+        view = run_view(run)
+        self.assertIsNone(view["open_step"], "the last step was closed")
+        self.assertEqual((view["last_finalized_step"], view["finalized_steps"]), (2, 2))
+        again = reward.finalize()
+        self.assertEqual((again["finalized"], again["run"]["last_finalized_step"]), (None, 2), "again: nothing changes")
+
     def test_evaluation_with_continuous_batching_is_not_counted(self):
         # trl 1.13.0 grpo_trainer.py L1865: generation with use_transformers_continuous_batching ends with
         # unwrapped_model.train(), so model.training is True when the rewards are asked for, in evaluation too.

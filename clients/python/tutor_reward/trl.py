@@ -143,16 +143,40 @@ class PlanReward:
         self.last_response: Optional[dict] = None
         self._trainer: Any = None
         self._warned_late: set = set()
+        # The last step this function counted into the run: the step finalize() closes.
+        self._last_step: Optional[int] = None
 
     def watch(self, trainer: Any) -> "PlanReward":
-        """Score evaluation batches without counting them into the run, from the trainer's first evaluation on.
+        """Score evaluation batches without counting them into the run, from the trainer's first evaluation on,
+        and close the last step when `trainer.train()` returns (finalize).
 
         Without it the trainer is found at the first call (TRL's log_extra is its bound method), so an
-        evaluation before any training step (eval_on_start) is told only by model.training.
+        evaluation before any training step (eval_on_start) is told only by model.training, and the last step
+        stays open until finalize() is called.
         """
         self._trainer = trainer
         _mark_evaluation(trainer)
+        train = getattr(trainer, "train", None)
+        if callable(train) and not getattr(train, "_finalizes", False):
+            def train_then_finalize(*args: Any, **kwargs: Any) -> Any:
+                out = train(*args, **kwargs)
+                self.finalize()
+                return out
+
+            train_then_finalize._finalizes = True  # type: ignore[attr-defined]
+            trainer.train = train_then_finalize
         return self
+
+    def finalize(self) -> Optional[dict]:
+        """Closes the last step this function counted into the run; the service's answer (`finalized`, `run`).
+
+        A run's step closes when the next one begins, so without this the last step of training stays open
+        (its plans never fold into the EMA or the history). Every process may call it: closing a closed step
+        changes nothing. None when nothing was counted.
+        """
+        if self._last_step is None:
+            return None
+        return self.client.finalize(self._last_step)
 
     def _evaluating(self, log_extra: Any) -> bool:
         # TRL passes its own bound method as log_extra: its __self__ is the trainer.
@@ -210,6 +234,8 @@ class PlanReward:
                       n, failed=True)
             return [None] * n
         self.last_response = response
+        if not evaluating and step is not None:
+            self._last_step = int(step)
         run = response.get("run") or {}
         if run.get("status") == "late" and run.get("step") not in self._warned_late:
             self._warned_late.add(run.get("step"))
