@@ -11,7 +11,7 @@ import { depthIssue } from './request-body/json.js';
 import { tidyOpenApi } from './http/openapi-tidy.js';
 import { clientErrorHandler, registerTransport } from './http/transport.js';
 import { limitBodies } from './http/bodies.js';
-import { exposureProblem, installAccess, parseKeys, SCOPES } from './http/access.js';
+import { exposureProblem, installAccess, KeyRing, keyCounts, parseKeys } from './http/access.js';
 import { registerProtection, registerRateLimit, shedWhenSaturated } from './http/protection.js';
 import { manageConnections } from './http/connections.js';
 import { installMetrics } from './http/metrics.js';
@@ -54,11 +54,14 @@ export interface App {
   /** Settles once the run store is usable; rejects (the service cannot run) if start-up gives up on it. */
   storeOpened: Promise<void>;
   capabilities: { verify_turn: Capability<string>; trace_knowledge: Capability<string>; meteor: Capability<string> };
+  /** The API keys in force; `keyRing.reload()` reads them again (main.ts, on SIGHUP). */
+  keyRing: KeyRing;
 }
 
 export async function buildApp(config: Config): Promise<App> {
   const keys = parseKeys(config.API_KEYS, config.API_KEYS_FILE);
   const exposed = exposureProblem(config.HOST, keys, config.ALLOW_ANONYMOUS);
+  const keyRing = new KeyRing(keys, { inline: config.API_KEYS, file: config.API_KEYS_FILE, host: config.HOST, allowAnonymous: config.ALLOW_ANONYMOUS });
   if (exposed) throw new Error(exposed);
   const app = Fastify({
     logger: { level: config.LOG_LEVEL },
@@ -73,9 +76,8 @@ export async function buildApp(config: Config): Promise<App> {
     // One log line per request, written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
-  // How many keys of each scope, never the keys: an operator sees whether the keys they meant are in force.
   if (keys.length === 0) app.log.info({ anonymous: true }, 'no API keys: every request is anonymous and allowed');
-  else app.log.info({ keys: Object.fromEntries(SCOPES.map((s) => [s, keys.filter((k) => k.scope === s).length])) }, 'API keys loaded');
+  else app.log.info({ keys: keyCounts(keys) }, 'API keys loaded');
   // First, so that a request any later hook refuses still says how long it took.
   installServerTiming(app);
   const crowded = manageConnections(app, {
@@ -94,7 +96,7 @@ export async function buildApp(config: Config): Promise<App> {
   // CORS and security headers before the key check, so that a refusal still reaches a browser app; the key
   // is read, counted against the rate limit, and only then enforced, so that requests without one count too.
   await registerProtection(app, config);
-  const enforceAccess = installAccess(app, keys);
+  const enforceAccess = installAccess(app, keyRing);
   await registerRateLimit(app, config);
   enforceAccess();
   limitBodies(app, { maxPerAddress: config.MAX_BODIES_PER_ADDRESS, idleMs: config.BODY_IDLE_TIMEOUT_MS, crowded });
@@ -176,5 +178,5 @@ export async function buildApp(config: Config): Promise<App> {
   await app.register(dialogueNextRoute);
   await app.register(evaluateRoutes(ctx));
   await registerDashboard(app);
-  return { app, readiness, capabilities, storeOpened: ctx.storeOpened };
+  return { app, readiness, capabilities, storeOpened: ctx.storeOpened, keyRing };
 }

@@ -35,7 +35,7 @@ function cannotStart(e: unknown): never {
   process.exit(1);
 }
 
-const { config, app, readiness, capabilities, storeOpened } = await start();
+const { config, app, readiness, capabilities, storeOpened, keyRing } = await start();
 // PostgreSQL not reached yet: the port is open (liveness passes) and /ready says why not; start-up that
 // gives up on it (STATE_WAIT_MS, or a database that cannot be used) ends the process with one line.
 storeOpened.then(() => app.log.info('run state store ready'), cannotStart);
@@ -52,10 +52,21 @@ readiness.ready = check.ok;
 readiness.reason = check.ok ? 'ok' : `self-check failed: ${check.reason}`;
 app.log.info({ readiness, docs: '/docs' }, 'service started');
 
+// SIGHUP: API_KEYS_FILE (and API_KEYS) read again, e.g. after `plan-reward keys new --file`; a file that cannot
+// be used leaves the keys in force as they were.
+process.on('SIGHUP', () => {
+  try {
+    app.log.info({ keys: keyRing.reload() }, 'API keys reloaded');
+  } catch (e) {
+    app.log.error({ reason: (e as Error).message }, 'API keys not reloaded: the keys in force are unchanged');
+  }
+});
+
 // SIGTERM, SIGINT or an uncaught error: stop taking requests, let those in flight finish (the pool and the
 // run store close after them), then exit 0. Work still running or queued near the end of SHUTDOWN_GRACE_MS is
 // stopped and answered 503 `shutting_down` (its client retries elsewhere) instead of being cut off at the exit.
-closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS, logger: { error: (msg: unknown) => app.log.error(msg) } }, async ({ signal, err }) => {
+// SIGHUP is the key reload's (above), not a shutdown.
+closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS, skip: ['SIGHUP'], logger: { error: (msg: unknown) => app.log.error(msg) } }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'closing after an uncaught error');
   readiness.ready = false;
   readiness.reason = 'shutting down';

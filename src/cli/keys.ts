@@ -49,7 +49,7 @@ export async function keysCommand(argv: readonly string[], io: { stdout: Out; st
   io.stderr.write(
     values.file === undefined
       ? `${values.scope} key above, shown only now: give it to the service as ${values.scope}:<key> in API_KEYS or an API_KEYS_FILE line; clients send Authorization: Bearer <key>\n`
-      : `${values.scope} key above, shown only now, appended to ${values.file}: start the service with API_KEYS_FILE=${values.file}; clients send Authorization: Bearer <key>\n`,
+      : `${values.scope} key above, shown only now, appended to ${values.file}: a service running with API_KEYS_FILE=${values.file} takes it on SIGHUP (kill -HUP <pid>), or start one so; clients send Authorization: Bearer <key>\n`,
   );
 }
 

@@ -83,19 +83,48 @@ function lookup(keys: readonly Key[], presented: string): Key | undefined {
 }
 
 /**
- * Bearer-key access control; with no keys configured every request is anonymous and allowed. The key is read
+ * The keys in force: read at start, read again from API_KEYS and API_KEYS_FILE by `reload` (SIGHUP), so that a
+ * key added with `plan-reward keys new --file` or one revoked from the file takes effect without a restart.
+ */
+export class KeyRing {
+  constructor(
+    private keys: readonly Key[],
+    private readonly source: { inline: string; file: string | undefined; host: string; allowAnonymous: boolean },
+  ) {}
+
+  get current(): readonly Key[] {
+    return this.keys;
+  }
+
+  /** The keys read again; throws why not (a bad file, or none left on an exposed address), the old ones kept. */
+  reload(): Record<Scope, number> {
+    const keys = parseKeys(this.source.inline, this.source.file);
+    const exposed = exposureProblem(this.source.host, keys, this.source.allowAnonymous);
+    if (exposed) throw new InvalidKeys(exposed);
+    this.keys = keys;
+    return keyCounts(keys);
+  }
+}
+
+/** How many keys of each scope, never the keys: an operator sees whether the keys they meant are in force. */
+export const keyCounts = (keys: readonly Key[]) =>
+  Object.fromEntries(SCOPES.map((s) => [s, keys.filter((k) => k.scope === s).length])) as Record<Scope, number>;
+
+/**
+ * Bearer-key access control; with no keys in force every request is anonymous and allowed. The key is read
  * here, in an onRequest hook that refuses nothing; the refusal (401, 403) is made by the hook the returned
  * function adds, so that a rate limit added between them counts requests without a valid key too.
  */
-export function installAccess(app: FastifyInstance, keys: readonly Key[]): () => void {
+export function installAccess(app: FastifyInstance, ring: KeyRing): () => void {
   // Swagger UI and the document it shows are open, like the probes: the API's shape is no secret. So are
   // the dashboard's static files: they hold no data, and every call they make for data sends the key.
   app.addHook('onRoute', (route) => {
     if (/^\/(docs|dashboard)(\/|$)/.test(route.url)) route.config = { ...route.config, scope: 'open' };
   });
-  if (keys.length === 0) return () => undefined;
   const refusals = new WeakMap<FastifyRequest, AccessDenied>();
   const refusal = (req: FastifyRequest): AccessDenied | undefined => {
+    const keys = ring.current;
+    if (keys.length === 0) return undefined;
     // An unknown path needs a key too (the default scope): without one, nobody learns which paths exist.
     const needed = requirement(req);
     if (needed === 'open') return undefined;

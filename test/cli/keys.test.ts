@@ -18,7 +18,7 @@ t.test('keys new --file: the key once on stdout, a scope:key line the service pa
   const key = admin.stdout.trimEnd();
   t.match(key, KEY, 'stdout holds the key alone: 256 random bits, base64url');
   t.equal(admin.stderr.trimEnd().split('\n').length, 1, 'one line of hint');
-  t.match(admin.stderr, /admin key above, shown only now, appended to .*keys\.txt: start the service with API_KEYS_FILE=/);
+  t.match(admin.stderr, /admin key above, shown only now, appended to .*keys\.txt: a service running with API_KEYS_FILE=.*keys\.txt takes it on SIGHUP/);
   t.notMatch(admin.stderr, new RegExp(key), 'the hint does not repeat the key');
   t.equal(await readFile(file, 'utf8'), `admin:${key}\n`);
   t.equal((await stat(file)).mode & 0o777, 0o600, 'created readable by its owner only');
