@@ -46,12 +46,12 @@ function blocksOf(doc: string): Block[] {
 /** What a block is there to show, checked on its output; each must find its block (by a line it contains). */
 const SHOWS: Array<{ doc: string; contains: string; check: (t: Test, out: string) => void }> = [
   {
-    doc: 'README.md',
+    doc: 'docs/quick-starts.md',
     contains: "history?format=csv'",
     check: (t, out) => t.match(out, /step,plans,.*\n\d+,4,/, 'the CSV history has a finalized step'),
   },
   {
-    doc: 'README.md',
+    doc: 'docs/quick-starts.md',
     contains: '--data @examples/verify-turn.json',
     check: (t, out) => {
       const { candidates, ranking } = JSON.parse(out) as {
@@ -66,7 +66,7 @@ const SHOWS: Array<{ doc: string; contains: string; check: (t: Test, out: string
     },
   },
   {
-    doc: 'README.md',
+    doc: 'docs/quick-starts.md',
     contains: 'previous_turns: last.turns_total',
     check: (t, out) => {
       const answer = JSON.parse(out) as { turns_read: number; turns_total: number; kcs: Array<{ id: string; p_before: number; p_after: number }> };
@@ -76,12 +76,12 @@ const SHOWS: Array<{ doc: string; contains: string; check: (t: Test, out: string
     },
   },
   {
-    doc: 'README.md',
+    doc: 'docs/quick-starts.md',
     contains: 'from tutor_reward import PlanReward',
     check: (t, out) => t.match(out, /^\[-?[\d.]+, -[\d.]+\]$/m, 'two rewards, as TRL gets them'),
   },
   {
-    doc: 'README.md',
+    doc: 'docs/quick-starts.md',
     contains: 'npx plan-reward audit examples/plans.jsonl',
     check: (t, out) => {
       t.match(out, /^Static gate: rejections by reason \(T3\)$/m, 'the summary, printed');
@@ -90,22 +90,22 @@ const SHOWS: Array<{ doc: string; contains: string; check: (t: Test, out: string
     },
   },
   {
-    doc: 'README.md',
+    doc: 'docs/quick-starts.md',
     contains: 'npx plan-reward keys new --scope admin --file keys.txt',
     check: (t, out) => t.match(out, /^[\w-]{43}$/m, 'the key, printed once'),
   },
   {
-    doc: 'README.md',
+    doc: 'docs/quick-starts.md',
     contains: 'Authorization: Bearer',
     check: (t, out) => t.match(JSON.parse(out), { id: 'quickstart' }, 'the keyed service answers with the key'),
   },
   {
-    doc: 'README.md',
+    doc: 'docs/quick-starts.md',
     contains: 'localhost:8080/evaluate-dialogue',
     check: (t, out) => t.match(JSON.parse(out), { metrics: {} }, 'the dialogue’s metrics'),
   },
   {
-    doc: 'README.md',
+    doc: 'docs/quick-starts.md',
     contains: 'curl -s localhost:8080/\n',
     check: (t, out) => t.match(JSON.parse(out), { dashboard: '/dashboard/', docs: '/docs' }, 'the addresses to start from'),
   },
