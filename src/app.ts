@@ -12,7 +12,7 @@ import { tidyOpenApi } from './http/openapi-tidy.js';
 import { clientErrorHandler, registerTransport } from './http/transport.js';
 import { limitBodies } from './http/bodies.js';
 import { exposureProblem, installAccess, KeyRing, keyCounts, parseKeys } from './http/access.js';
-import { registerProtection, registerRateLimit, shedWhenSaturated } from './http/protection.js';
+import { registerProtection, registerRateLimit, type SharedCounts, shedWhenSaturated } from './http/protection.js';
 import { manageConnections } from './http/connections.js';
 import { installMetrics } from './http/metrics.js';
 import { installServerTiming } from './http/server-timing.js';
@@ -97,7 +97,9 @@ export async function buildApp(config: Config): Promise<App> {
   // is read, counted against the rate limit, and only then enforced, so that requests without one count too.
   await registerProtection(app, config);
   const enforceAccess = installAccess(app, keyRing);
-  await registerRateLimit(app, config);
+  // Filled in once the run store is open (below): PostgreSQL counts for every replica.
+  const sharedCounts: SharedCounts = {};
+  await registerRateLimit(app, config, sharedCounts);
   enforceAccess();
   limitBodies(app, { maxPerAddress: config.MAX_BODIES_PER_ADDRESS, idleMs: config.BODY_IDLE_TIMEOUT_MS, crowded });
   installJsonParser(app);
@@ -156,6 +158,7 @@ export async function buildApp(config: Config): Promise<App> {
     store: ({ kind, reason }) =>
       kind === 'up' ? app.log.info({ reason }, 'run state store is back') : app.log.warn({ reason }, `run state store ${STORE_EVENT_LINES[kind]}`),
   });
+  if (ctx.store.countRequest) sharedCounts.count = ctx.store.countRequest.bind(ctx.store);
   app.addHook('onClose', async () => {
     await ctx.pool.close();
     await ctx.store.close();

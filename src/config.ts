@@ -51,7 +51,7 @@ export const ConfigSchema = z
       .min(0)
       .default(0)
       .describe(
-        'requests per `RATE_LIMIT_WINDOW_MS` per key (per client address without a valid key) → 429 with `Retry-After`; `0`: no limit. Probes are exempt. Each process counts on its own, in memory: behind a balancer, N replicas let a key make up to N times as many, and a restart resets the counts',
+        'requests per `RATE_LIMIT_WINDOW_MS` per key (per client address without a valid key) → 429 with `Retry-After`; `0`: no limit. Probes are exempt. On PostgreSQL (`STATE_URL`) the replicas count together, in the database; on SQLite each process counts on its own, in memory, and a restart resets the counts',
       ),
     RATE_LIMIT_WINDOW_MS: int(60_000).describe('the rate-limit window: fixed, starting at a caller’s first request in it'),
     TRUST_PROXY: z

@@ -61,12 +61,38 @@ export async function registerProtection(app: FastifyInstance, config: Config): 
   });
 }
 
+/** The run store's count of a caller's requests, shared by the replicas (PostgreSQL); set once the store is open. */
+export interface SharedCounts {
+  count?: (key: string, windowMs: number) => Promise<{ count: number; resetInMs: number }>;
+}
+
+/** @fastify/rate-limit's store interface over SharedCounts. */
+function sharedStore(shared: SharedCounts, windowMs: number) {
+  return class SharedStore {
+    incr(key: string, done: (err: Error | null, res?: { current: number; ttl: number }) => void): void {
+      if (!shared.count) {
+        done(new Error('the run store is not open yet'));
+        return;
+      }
+      shared.count(key, windowMs).then(
+        (r) => done(null, { current: r.count, ttl: r.resetInMs }),
+        (e: Error) => done(e),
+      );
+    }
+    child(): SharedStore {
+      return this;
+    }
+  };
+}
+
 /**
  * Per-caller rate limits: per key (the valid one the access hook read), else per client address, so that
  * requests without a valid key are counted as well; from the headers, before the body is read. Added after
- * the hook that reads the key and before the one that enforces it (installAccess).
+ * the hook that reads the key and before the one that enforces it (installAccess). On PostgreSQL the replicas
+ * count together (`shared`); a count the database cannot give lets the request through, since the
+ * database being down must not stop scoring without a run. On SQLite each process counts in memory.
  */
-export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
+export async function registerRateLimit(app: FastifyInstance, config: Config, shared: SharedCounts): Promise<void> {
   if (config.RATE_LIMIT_MAX === 0) return;
   // Not per route (the plugin's global mode), where its hook would run after every hook of the app, the
   // key's refusal included, and never for a path that has no route.
@@ -75,6 +101,7 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     max: config.RATE_LIMIT_MAX,
     timeWindow: config.RATE_LIMIT_WINDOW_MS,
     keyGenerator: (req) => req.keyId ?? req.ip,
+    ...(config.STATE_URL && { store: sharedStore(shared, config.RATE_LIMIT_WINDOW_MS), skipOnError: true }),
     allowList: (req) => req.routeOptions.config.scope === 'open',
     errorResponseBuilder: (_req, ctx) =>
       new RateLimited(`over ${ctx.max} requests per ${config.RATE_LIMIT_WINDOW_MS} ms (RATE_LIMIT_MAX, RATE_LIMIT_WINDOW_MS): retry after ${ctx.after}`),

@@ -75,6 +75,8 @@ const MIGRATIONS = [
   // before, and in the values of requests counted before (their step's mean is a gap, not a partial mean).
   `ALTER TABLE history ADD COLUMN aboutness double precision;
    ALTER TABLE step_values ADD COLUMN aboutness bytea;`,
+  // 5: rate-limit counts shared by the replicas (RATE_LIMIT_MAX), one row per caller and fixed window.
+  `CREATE TABLE IF NOT EXISTS rate_limits (key text PRIMARY KEY, count bigint NOT NULL, window_start timestamptz NOT NULL);`,
 ];
 
 // Any 64-bit constants: the keys of the locks migrations and run creation take.
@@ -457,6 +459,19 @@ export class PostgresRunStore implements RunStore {
 
   getRun(id: string): Promise<RunRecord | null> {
     return readRun(this.query, id);
+  }
+
+  /** One more request of `key` in its fixed window of `windowMs` (a new window once it is over), as every replica counts it. */
+  async countRequest(key: string, windowMs: number): Promise<{ count: number; resetInMs: number }> {
+    const [r] = await this.query<{ count: string; reset_ms: number }>(
+      `INSERT INTO rate_limits AS r (key, count, window_start) VALUES ($1, 1, clock_timestamp())
+       ON CONFLICT (key) DO UPDATE SET
+         count = CASE WHEN r.window_start + $2 * interval '1 millisecond' <= clock_timestamp() THEN 1 ELSE r.count + 1 END,
+         window_start = CASE WHEN r.window_start + $2 * interval '1 millisecond' <= clock_timestamp() THEN clock_timestamp() ELSE r.window_start END
+       RETURNING count, GREATEST(0, EXTRACT(EPOCH FROM (window_start + $2 * interval '1 millisecond' - clock_timestamp())) * 1000)::float8 AS reset_ms`,
+      [key, windowMs],
+    );
+    return { count: Number(r!.count), resetInMs: r!.reset_ms };
   }
 
   openStep(id: string): Promise<OpenStep | null> {

@@ -47,6 +47,11 @@ export class StoreBeingOpened implements RunStore {
     return this.reached.history(runId, offset, limit);
   }
 
+  async countRequest(key: string, windowMs: number): Promise<{ count: number; resetInMs: number }> {
+    const store = this.reached;
+    return store.countRequest!(key, windowMs);
+  }
+
   async check(): Promise<string | null> {
     return this.store ? this.store.check() : 'waiting for the PostgreSQL database of STATE_URL (start-up, STATE_WAIT_MS)';
   }

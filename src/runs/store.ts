@@ -111,6 +111,11 @@ export interface RunStore {
    */
   check(): Promise<string | null>;
   close(): Promise<void>;
+  /**
+   * Rate limits shared by every process on the store (PostgreSQL): one more request of `key` in its fixed
+   * window. Absent on SQLite, where each process counts on its own.
+   */
+  countRequest?(key: string, windowMs: number): Promise<{ count: number; resetInMs: number }>;
 }
 
 /** The state database could not be reached or has no room: nothing of the request was recorded (503). */

@@ -23,7 +23,7 @@ t.test('postgres: three replicas opening a fresh database at once migrate it exa
   const { rows } = await c.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
   t.same(
     rows.map((r) => r.version),
-    [1, 2, 3, 4],
+    [1, 2, 3, 4, 5],
   );
   t.equal(await stores[2]!.getRun('none'), null, 'every replica can read the schema');
 });
@@ -87,14 +87,16 @@ t.test('sqlite: a schema-1 state file (runs and history only) is upgraded with i
   );
 });
 
-// Back to the schema before aboutness: the columns of the last migration dropped, its version undone.
+// Back to the schema before aboutness: its columns dropped (on PostgreSQL, the shared rate limits' table of
+// the migration after it too), their versions undone.
 async function beforeAboutness(engine: Engine, s: { STATE_DIR: string; STATE_URL?: string }): Promise<void> {
   if (engine === 'postgres') {
     const c = new pg.Client({ connectionString: s.STATE_URL });
     await c.connect();
     await c.query(`ALTER TABLE history DROP COLUMN aboutness;
       ALTER TABLE step_values DROP COLUMN aboutness;
-      DELETE FROM schema_migrations WHERE version = 4`);
+      DROP TABLE rate_limits;
+      DELETE FROM schema_migrations WHERE version >= 4`);
     await c.end();
     return;
   }
