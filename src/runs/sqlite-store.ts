@@ -170,6 +170,9 @@ export class SqliteRunStore implements RunStore {
   /** One connection: this process's transactions take turns. */
   private tail: Promise<unknown> = Promise.resolve();
   private damaged: StateDamaged | null = null;
+  /** A write failed (full disk, I/O error): every page is read again before the next use. */
+  private suspect = false;
+  private readonly events: StoreEvents;
   private readonly health: StoreHealth;
   private readonly checker: NodeJS.Timeout | null = null;
   private checking = false;
@@ -179,6 +182,7 @@ export class SqliteRunStore implements RunStore {
     options: SqliteStoreOptions = {},
   ) {
     const events = options.events ?? (() => undefined);
+    this.events = events;
     this.file = join(stateDir, 'runs.sqlite');
     const unusable = (why: string) => new StateUnusable(`cannot keep run state in ${stateDir} (STATE_DIR; in the Docker image, the /data volume): ${why}`);
     try {
@@ -301,6 +305,7 @@ export class SqliteRunStore implements RunStore {
     if (this.damaged) return this.damaged.message;
     try {
       this.checkFile();
+      if (this.suspect) this.verifyPages();
     } catch (e) {
       return (e as Error).message;
     }
@@ -327,6 +332,23 @@ export class SqliteRunStore implements RunStore {
     } finally {
       this.checking = false;
     }
+  }
+
+  /**
+   * After a failed write, before anything more is read or acknowledged: every page read again (quick_check, on
+   * this store's thread, which only run requests wait for). Damage found makes the store damaged.
+   */
+  private verifyPages(): void {
+    let found: string[];
+    try {
+      found = (this.db.pragma('quick_check') as { quick_check: string }[]).map((r) => r.quick_check);
+    } catch (e) {
+      found = [`${sqliteCode(e)}: ${(e as Error).message}`];
+    }
+    if (found.length !== 1 || found[0] !== 'ok')
+      throw this.damage(`is damaged after a failed write: SQLite's quick_check found ${found.slice(0, 3).join('; ')}`);
+    this.suspect = false;
+    this.events({ kind: 'up', reason: "runs.sqlite read through after a failed write (SQLite's quick_check): sound" });
   }
 
   /** Found damaged: nothing more is read from or written to the file, until an operator restores it. */
@@ -389,6 +411,7 @@ export class SqliteRunStore implements RunStore {
     if (this.damaged) throw this.damaged;
     try {
       this.checkFile();
+      if (this.suspect) this.verifyPages();
       const out = await f();
       if (commits) this.health.up();
       return out;
@@ -398,6 +421,8 @@ export class SqliteRunStore implements RunStore {
       if (/^SQLITE_(CORRUPT|NOTADB)/.test(code)) throw this.damage(`is damaged: ${(e as Error).message}`);
       // BUSY: another process held the write lock past the busy timeout.
       if (/^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|BUSY)/.test(code) || /^(ENOSPC|EIO|EROFS)$/.test(code)) {
+        // A write that failed half-way may have left pages that are not what SQLite meant to write.
+        if (/^SQLITE_(FULL|IOERR)|^(ENOSPC|EIO)$/.test(code)) this.suspect = true;
         const out = new StoreUnavailable(`the run state database cannot be written (${code}: ${(e as Error).message})`);
         this.health.down(out.message);
         throw out;

@@ -4,7 +4,7 @@
 // a changed file is found on its next use (or the next /ready), 503 state_damaged, and nothing more is
 // written to it. Scoring without a run goes on throughout.
 import { randomBytes } from 'node:crypto';
-import { closeSync, copyFileSync, openSync, readFileSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, openSync, readFileSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
@@ -187,4 +187,31 @@ t.test('a disk that takes 10 ms over every write: probes answer while run reques
   t.equal(again.headers.get('idempotent-replayed'), 'true');
   const run = (await (await fetch(`${svc.base}/runs/r`)).json()) as RunView;
   t.equal(run.open_step?.requests, 8, 'each counted once');
+});
+
+// An I/O error mid-write (test/fixtures/slow-write fails every write in STATE_DIR while a flag file exists):
+// 503 worth retrying, and before anything more is acknowledged every page of the file is read again.
+t.test('a write that fails with EIO: 503, then the file is read through before the next acknowledgement', async (t) => {
+  const dir = tempStateDir();
+  const flag = `${dir}.fail`;
+  const svc = await startService({ STATE_DIR: dir, WORKERS: '1', ...slowDisk(0, dir, flag) });
+  t.teardown(() => svc.child.kill('SIGKILL'));
+  const post = (key: string) => fetch(`${svc.base}/score-plan`, inRun(key));
+  t.equal((await post('a')).status, 200);
+  writeFileSync(flag, '');
+  const failed = await post('b');
+  t.equal(failed.status, 503);
+  t.match(await failed.json(), { code: 'store_unavailable', message: /SQLITE_IOERR/ });
+  rmSync(flag);
+  const readThrough = (l: Record<string, unknown>) => l.msg === 'run state store is back' && /quick_check\): sound/.test(String(l.reason));
+  t.notOk(svc.lines.some(readThrough), 'not read through yet');
+  await until('acknowledged again', async () => (await post('c')).status === 200);
+  // The service's own log, one stream in order: the read-through, then the request it let through.
+  const scored = (l: Record<string, unknown>) => l.msg === 'scored' && l.status === 200;
+  await svc.waitForLine((l) => scored(l) && svc.lines.filter(scored).length >= 2);
+  const at = svc.lines.findIndex(readThrough);
+  t.ok(at >= 0, 'read through');
+  t.ok(at < svc.lines.findLastIndex(scored), 'before the acknowledgement of c');
+  const run = (await (await fetch(`${svc.base}/runs/r`)).json()) as RunView;
+  t.equal(run.open_step?.requests, 2, 'a and c; b was not recorded');
 });
