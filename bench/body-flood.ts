@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { EXAMPLE_PLAN } from '../src/contracts/examples.js';
 import { writeResult } from './results.js';
 import { startBuiltService } from './service.js';
+import { p50p99, statusCounts } from './stats.js';
 
 const FLOOD = 1_100;
 const ADDRESSES = ['127.0.1.1', '127.0.1.2', '127.0.1.3', '127.0.1.4', '127.0.1.5'];
@@ -18,7 +19,6 @@ const PROBES = 75;
 const dir = mkdtempSync(join(tmpdir(), 'body-flood-'));
 const { base, child } = await startBuiltService({ STATE_DIR: dir });
 const { port } = new URL(base);
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
 /** One request on a connection of its own; its status with the error's code (0: no answer within 10 s). */
 function once(method: string, path: string, body?: string): Promise<{ status: string; ms: number }> {
@@ -66,8 +66,6 @@ try {
   }
   const [apiDone, healthDone] = [await Promise.all(api), await Promise.all(health)];
   clearInterval(trickle);
-  const statuses = (xs: { status: string }[]) =>
-    Object.fromEntries([...new Set(xs.map((x) => x.status))].sort().map((s) => [s, xs.filter((x) => x.status === s).length]));
   const figures = {
     flood_connections: FLOOD,
     flood_addresses: ADDRESSES.length,
@@ -75,31 +73,13 @@ try {
     probe_interval_ms: PROBE_MS,
     api: {
       requests: apiDone.length,
-      statuses: statuses(apiDone),
-      ms: {
-        p50: quantile(
-          apiDone.map((x) => x.ms),
-          0.5,
-        ),
-        p99: quantile(
-          apiDone.map((x) => x.ms),
-          0.99,
-        ),
-      },
+      statuses: statusCounts(apiDone),
+      ms: p50p99(apiDone.map((x) => x.ms)),
     },
     health: {
       requests: healthDone.length,
-      statuses: statuses(healthDone),
-      ms: {
-        p50: quantile(
-          healthDone.map((x) => x.ms),
-          0.5,
-        ),
-        p99: quantile(
-          healthDone.map((x) => x.ms),
-          0.99,
-        ),
-      },
+      statuses: statusCounts(healthDone),
+      ms: p50p99(healthDone.map((x) => x.ms)),
     },
   };
   writeResult('body-flood', figures);

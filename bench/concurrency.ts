@@ -15,12 +15,12 @@ import { startBuiltService } from './service.js';
 import { writeResult } from './results.js';
 import { densePlan } from '../test/support/plans.js';
 import { EXAMPLE_SCORE_REQUEST } from '../src/contracts/examples.js';
+import { quantile as q } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const THROUGHPUT_MS = Number(process.env.BENCH_THROUGHPUT_MS ?? 8000);
 const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
-const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const round1 = (x: number) => Number(x.toFixed(1));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

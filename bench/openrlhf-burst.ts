@@ -19,6 +19,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchBatch } from './realistic-plans.js';
 import { writeResult } from './results.js';
 import { startBuiltService } from './service.js';
+import { quantile as q } from './stats.js';
 
 const PYTHON = process.env.BURST_PYTHON;
 if (!PYTHON) {
@@ -43,7 +44,6 @@ const SAMPLES = PROCESSES * PER_PROCESS;
 const GROUP = 8; // --rollout.n_samples_per_prompt
 const HARNESS = fileURLToPath(new URL('openrlhf_burst.py', import.meta.url));
 const root = process.env.BENCH_ROOT ? pathToFileURL(`${resolve(process.env.BENCH_ROOT)}/`) : undefined;
-const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const round1 = (x: number) => Number(x.toFixed(1));
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 

@@ -12,13 +12,13 @@ import { pathToFileURL } from 'node:url';
 import { EXAMPLE_SCORE_REQUEST } from '../src/contracts/examples.js';
 import { writeResult } from './results.js';
 import { startBuiltService } from './service.js';
+import { quantile as q } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const IDLE_SOCKETS = 1100;
 const IDLE_PROBES = 500;
 const root = process.env.BENCH_ROOT ? pathToFileURL(`${resolve(process.env.BENCH_ROOT)}/`) : undefined;
 const round2 = (x: number) => Number(x.toFixed(2));
-const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 
 const { base, child } = await startBuiltService({}, root);
 const { port } = new URL(base);

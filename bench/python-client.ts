@@ -14,13 +14,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchBatch } from './realistic-plans.js';
 import { writeResult } from './results.js';
 import { startBuiltService } from './service.js';
+import { quantile as q } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const WARMUP = 5;
 const PYTHON = process.env.PYTHON ?? 'python3';
 const root = process.env.BENCH_ROOT ? pathToFileURL(`${resolve(process.env.BENCH_ROOT)}/`) : new URL('..', import.meta.url);
 const HARNESS = fileURLToPath(new URL('python_client.py', import.meta.url));
-const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const round2 = (x: number) => Number(x.toFixed(2));
 
 // 64 prompts, each with its learner and 8 sampled plans.

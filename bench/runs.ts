@@ -12,6 +12,7 @@ import { benchBatch } from './realistic-plans.js';
 import { freshClientMs } from './fresh-client.js';
 import { writeResult } from './results.js';
 import { startBuiltService } from './service.js';
+import { quantile as q } from './stats.js';
 
 type Src<T> = T;
 const dist = (p: string) => new URL(`../dist/${p}`, import.meta.url).href;
@@ -23,7 +24,6 @@ const { completionCount } = (await import(dist('service/score-plan/split-groups.
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 100);
 const HTTP_ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 40);
-const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const fmt = (x: number, d = 2) => x.toFixed(d);
 
 const STATE_URL = process.env.STATE_URL;

@@ -9,12 +9,12 @@ import { EXAMPLE_SCORE_REQUEST } from '../src/contracts/examples.js';
 import { slowDisk } from '../test/support/slow-write.js';
 import { writeResult } from './results.js';
 import { startBuiltService } from './service.js';
+import { p50p99, statusCounts } from './stats.js';
 
 const SLOW_MS = 10;
 const RUN_MS = 5_000;
 const dir = mkdtempSync(join(tmpdir(), 'slow-disk-'));
 const { base, child } = await startBuiltService({ STATE_DIR: dir, ...slowDisk(SLOW_MS, dir) });
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 let sent = 0;
 const inRun = async () => {
   const t0 = performance.now();
@@ -47,19 +47,10 @@ try {
     slow_ms_per_write: SLOW_MS,
     seconds: RUN_MS / 1000,
     health_probes: probes.length,
-    health_ms: { p50: quantile(probes, 0.5), p99: quantile(probes, 0.99), max: Math.max(...probes) },
+    health_ms: { ...p50p99(probes), max: Math.max(...probes) },
     run_requests: runs.length,
-    run_statuses: Object.fromEntries([...new Set(runs.map((r) => r.status))].map((s) => [s, runs.filter((r) => r.status === s).length])),
-    run_ms: {
-      p50: quantile(
-        ok.map((r) => r.ms),
-        0.5,
-      ),
-      p99: quantile(
-        ok.map((r) => r.ms),
-        0.99,
-      ),
-    },
+    run_statuses: statusCounts(runs),
+    run_ms: p50p99(ok.map((r) => r.ms)),
     acknowledged: ok.length,
     counted: run.open_step?.requests ?? 0,
   };

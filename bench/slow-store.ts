@@ -9,11 +9,11 @@ import Database from 'better-sqlite3';
 import { EXAMPLE_SCORE_REQUEST } from '../src/contracts/examples.js';
 import { writeResult } from './results.js';
 import { startBuiltService } from './service.js';
+import { p50p99, statusCounts } from './stats.js';
 
 const HOLD_MS = 2_000;
 const dir = mkdtempSync(join(tmpdir(), 'slow-store-'));
 const { base, child } = await startBuiltService({ STATE_DIR: dir });
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 const inRun = (key: string) =>
   fetch(`${base}/score-plan`, {
     method: 'POST',
@@ -39,9 +39,9 @@ try {
   const figures = {
     hold_ms: HOLD_MS,
     health_probes: probes.length,
-    health_ms: { p50: quantile(probes, 0.5), p99: quantile(probes, 0.99), max: Math.max(...probes) },
+    health_ms: { ...p50p99(probes), max: Math.max(...probes) },
     run_requests: runs.length,
-    run_statuses: Object.fromEntries([...new Set(runs.map((r) => r.status))].map((s) => [s, runs.filter((r) => r.status === s).length])),
+    run_statuses: statusCounts(runs),
     run_ms_max: Math.max(...runs.map((r) => r.ms)),
   };
   writeResult('slow-store', figures);
