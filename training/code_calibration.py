@@ -17,11 +17,6 @@ BUILD = ROOT / "training" / "build"
 SHIP = ROOT / "models" / "verifier"
 
 
-def ece(p, y, bins=10):
-    idx = np.minimum(bins - 1, (p * bins).astype(int))
-    return float(sum(abs(p[idx == b].mean() - y[idx == b].mean()) * (idx == b).mean() for b in range(bins) if (idx == b).any()))
-
-
 data = json.loads((BUILD / "code_reveals.json").read_text())
 manifest = json.loads((SHIP / "manifest.json").read_text())
 scalings, report = {}, {}
@@ -36,7 +31,8 @@ for domain, rows in data["domains"].items():
     after = 1 / (1 + np.exp(-(a * np.log(p / (1 - p)) + c)))
     scalings[domain] = {"a": round(float(a), 6), "c": round(float(c), 6)}
     report[domain] = {"candidates": len(y), "revealing": int(y.sum()), **scalings[domain],
-                      "ece_before": round(ece(p, y), 4), "ece_after": round(ece(after, y), 4)}
+                      "ece_before": round(dimensions.reliability(p, y)["ece"], 4),
+                      "ece_after": round(dimensions.reliability(after, y)["ece"], 4)}
     print(f"{domain}: {report[domain]}")
 (SHIP / "manifest.json").write_text(json.dumps({**manifest, "code_calibration": scalings}, indent=2) + "\n")
 metrics = json.loads((SHIP / "metrics.json").read_text())

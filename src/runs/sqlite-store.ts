@@ -146,6 +146,9 @@ export function driverProblem(e: unknown): string | null {
   );
 }
 
+/** What SQLite's quick_check found (its rows, or the error that stopped it), or null when it found the file sound. */
+const damageFound = (found: readonly string[]): string | null => (found.length === 1 && found[0] === 'ok' ? null : found.slice(0, 3).join('; '));
+
 /** Why a file at the state path is not a state this service can open, or null. */
 function unusableFile(file: string): string | null {
   if (!existsSync(file)) return null;
@@ -324,8 +327,9 @@ export class SqliteRunStore implements RunStore {
           .once('error', reject)
           .once('exit', (code) => reject(new Error(`quick_check's thread exited with ${code}`)));
       });
-      if (found.length === 1 && found[0] === 'ok') return;
-      const damaged = this.damage(`is damaged: SQLite's quick_check found ${found.slice(0, 3).join('; ')}`);
+      const damage = damageFound(found);
+      if (damage === null) return;
+      const damaged = this.damage(`is damaged: SQLite's quick_check found ${damage}`);
       events({ kind: 'down', reason: damaged.message });
     } catch {
       // A check that could not run (no thread to be had) finds nothing; the next one tries again.
@@ -345,8 +349,8 @@ export class SqliteRunStore implements RunStore {
     } catch (e) {
       found = [`${sqliteCode(e)}: ${(e as Error).message}`];
     }
-    if (found.length !== 1 || found[0] !== 'ok')
-      throw this.damage(`is damaged after a failed write: SQLite's quick_check found ${found.slice(0, 3).join('; ')}`);
+    const damage = damageFound(found);
+    if (damage !== null) throw this.damage(`is damaged after a failed write: SQLite's quick_check found ${damage}`);
     this.suspect = false;
     this.events({ kind: 'up', reason: "runs.sqlite read through after a failed write (SQLite's quick_check): sound" });
   }

@@ -48,8 +48,7 @@ export class StoreBeingOpened implements RunStore {
   }
 
   async countRequest(key: string, windowMs: number): Promise<{ count: number; resetInMs: number }> {
-    const store = this.reached;
-    return store.countRequest!(key, windowMs);
+    return this.reached.countRequest!(key, windowMs);
   }
 
   async check(): Promise<string | null> {
