@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY } from './examples.js';
+import { queryInt } from './query.js';
 import { ExampleRunIdSchema } from './runs.js';
 
 // OpenRLHF's remote reward model protocol (--reward.remote_url, earlier --remote_rm_url).
@@ -32,11 +33,7 @@ export const OpenRlhfRequestSchema = z
 export const OpenRlhfQuerySchema = z
   .object({
     run_id: ExampleRunIdSchema.default('default').describe('Run whose weights and steps these samples belong to'),
-    step: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(Number.MAX_SAFE_INTEGER)
+    step: queryInt(0)
       .optional()
       .describe("The trainer's step, when the caller knows it (verl's global_steps): the samples count into it. Omitted: the run's automatic steps"),
     count: z

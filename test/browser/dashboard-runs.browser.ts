@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import t from 'tap';
 import { EXAMPLE_PLAN, EXAMPLE_PROFILE, EXAMPLE_QUERY } from '../../src/contracts/examples.js';
 import { GAMING_SIGNAL_CODES } from '../../src/contracts/gaming.js';
-import { pageErrors, serviceAndBrowser } from '../support/browser.js';
+import { pageErrors, serviceAndBrowser, waitForValue } from '../support/browser.js';
 
 // Scoring 65 steps, two browsers and 30 s of following a run: more than the suite's 120 s on a busy machine.
 t.setTimeout(300_000);
@@ -62,6 +62,16 @@ const score = (base: string, run: string, step: number, key?: string) =>
     { run_id: run, step, groups: [{ id: `s${step}`, query: EXAMPLE_QUERY, profile: EXAMPLE_PROFILE, completions: completions(step) }] },
     key,
   );
+
+/** Pixels of the canvas of chart `id` in the CSS colour `rgb(r, g, b)`, exactly. */
+const colourPixels = (page: Page, id: string, colour: string) =>
+  page.locator(`#${id} canvas`).evaluate((c: HTMLCanvasElement, rgb) => {
+    const [r, g, b] = rgb.match(/\d+/g)?.map(Number) ?? [];
+    const { data } = c.getContext('2d')!.getImageData(0, 0, c.width, c.height);
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4) if (data[i] === r && data[i + 1] === g && data[i + 2] === b && data[i + 3] === 255) n++;
+    return n;
+  }, colour);
 
 // The run page exposes how many finalized steps it draws on #charts (data-steps) and each chart's x points
 // on its figure (data-points).
@@ -177,6 +187,32 @@ t.test('runs list and run page follow a run live', async (t) => {
   // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text, not the DOM property
   const gamingLegend = await page.locator('#chart-gaming .u-legend').innerText();
   for (const name of [...GAMING_SIGNAL_CODES, 'any signal']) t.match(gamingLegend, name, `gaming legend names ${name}`);
+  // Each signal a plan raised is seen, however many others share its values: its colour is on the canvas.
+  const raised = ((await call(base, 'GET', `/runs/${RUN}/history?limit=${STEPS}`)) as { rows: { gaming: Record<string, number> }[] }).rows.reduce(
+    (seen, r) => new Set([...seen, ...Object.keys(r.gaming).filter((k) => r.gaming[k]! > 0)]),
+    new Set<string>(),
+  );
+  // A series' colour is its legend marker's fill, or its border for a line without one.
+  const signalColours = await page.locator('#chart-gaming .u-legend .u-series .u-marker').evaluateAll((ms) =>
+    ms.map((m) => {
+      const style = getComputedStyle(m);
+      return [m.parentElement?.textContent?.trim() ?? '', style.backgroundColor === 'rgba(0, 0, 0, 0)' ? style.borderTopColor : style.backgroundColor] as const;
+    }),
+  );
+  t.comment(`signals raised: ${[...raised].join(', ')}`);
+  t.ok(raised.size >= 2, 'the run raises two signals or more');
+  for (const code of raised) {
+    const colour = signalColours.find(([label]) => label.startsWith(code))?.[1];
+    const pixels = await colourPixels(page, 'chart-gaming', colour ?? '');
+    t.ok(pixels > STEPS / 4, `${code} is drawn: ${pixels} pixels of its colour ${colour}`);
+  }
+  // Honest axes: every chart's y axis starts at 0, and one labelled (0–1) ends at 1.
+  for (const figure of await page.locator('#charts figure').all()) {
+    const [min, max] = ((await figure.getAttribute('data-y')) ?? '').split(',').map(Number);
+    const label = await figure.getAttribute('data-y-label');
+    t.equal(min, 0, `${await figure.getAttribute('id')}: "${label}" starts at 0`);
+    if (label?.includes('(0–1)')) t.equal(max, 1, `"${label}" ends at 1`);
+  }
   const last = ((await call(base, 'GET', `/runs/${RUN}/history?offset=${STEPS - 2}`)) as { rows: { plans: number; flagged: number }[] }).rows.reverse();
   t.ok(last[1]!.flagged > 0, 'step 62 has a plan flagged: its repeated-step plan');
   t.same(
@@ -281,6 +317,43 @@ t.test('runs list and run page follow a run live', async (t) => {
   t.same(errors, [], 'no console errors: nothing blocked by the CSP');
 });
 
+t.test('the gaming chart: a signal that every flagged plan raises is not hidden under "any signal"', async (t) => {
+  const { base, browser } = await serviceAndBrowser(t);
+  const repeated = {
+    ...EXAMPLE_PLAN,
+    steps: Array.from({ length: 12 }, (_, i) => ({ ...EXAMPLE_PLAN.steps[2]!, id: `r${i}`, depends_on: i === 0 ? [] : [`r${i - 1}`] })),
+  };
+  // duplicate_steps is the only signal raised: its share equals the share flagged at every step.
+  for (let step = 0; step <= 8; step++) {
+    const completions = [EXAMPLE_PLAN, repeated, ...(step % 2 ? [EXAMPLE_PLAN] : [])];
+    await call(base, 'POST', '/score-plan', {
+      run_id: 'overlap',
+      step,
+      groups: [{ id: `s${step}`, query: EXAMPLE_QUERY, profile: EXAMPLE_PROFILE, completions }],
+    });
+  }
+  const rows = ((await call(base, 'GET', '/runs/overlap/history')) as { rows: { flagged: number; gaming: Record<string, number> }[] }).rows;
+  t.ok(
+    rows.every((r) => r.flagged === 1 && r.gaming.duplicate_steps === 1 && Object.values(r.gaming).reduce((a, b) => a + b) === 1),
+    'one signal, raised by the one flagged plan of each step',
+  );
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(`${base}/dashboard/run.html?id=overlap`);
+  await stepsShown(page, 8, 10_000);
+  const marker = (label: string) =>
+    page
+      .locator('#chart-gaming .u-legend .u-series', { hasText: label })
+      .locator('.u-marker')
+      .evaluate((m) => {
+        const style = getComputedStyle(m);
+        return style.backgroundColor === 'rgba(0, 0, 0, 0)' ? style.borderTopColor : style.backgroundColor;
+      });
+  for (const label of ['duplicate_steps', 'any signal']) {
+    const pixels = await colourPixels(page, 'chart-gaming', await marker(label));
+    t.ok(pixels > 100, `${label}: ${pixels} pixels of its colour`);
+  }
+});
+
 t.test('with API keys the pages ask for a key, and a read key is enough', async (t) => {
   const readKey = 'read-key-0123456789abcdef';
   const scoreKey = 'score-key-0123456789abcdef';
@@ -311,5 +384,46 @@ t.test('with API keys the pages ask for a key, and a read key is enough', async 
   await other.goto(`${base}/dashboard/run.html?id=keyed-run`);
   await other.locator('#error').waitFor({ state: 'visible', timeout: 10_000 });
   t.match(await other.locator('#error').textContent(), /^401 /);
-  t.same([...errors, ...otherErrors], [], 'no other console errors');
+
+  // The verifier and tracer need a score key: with the read key, the 403 shows where the button is, on a
+  // window too short to show the top of the form beside it.
+  const short = await browser.newPage({ viewport: { width: 1000, height: 500 } });
+  const shortErrors = pageErrors(short, /status of 403/);
+  await short.goto(`${base}/dashboard/verify.html`);
+  await short.getByLabel('API key').fill(readKey);
+  await short.getByRole('button', { name: 'Use key' }).click();
+  for (const [html, button] of [
+    ['verify.html', 'Score candidates'],
+    ['trace.html', 'Trace knowledge'],
+  ] as const) {
+    await short.goto(`${base}/dashboard/${html}`);
+    await short.getByRole('button', { name: 'Load example' }).click();
+    await t.resolves(
+      waitForValue(short, '#dialogue', (v) => v !== ''),
+      `${html}: example loaded`,
+    );
+    await short.getByRole('button', { name: button }).click();
+    const refused = short.locator('#error');
+    await refused.waitFor({ state: 'visible', timeout: 10_000 });
+    t.match(await refused.textContent(), /^403 /, `${html}: the 403`);
+    const box = await refused.boundingBox();
+    t.ok(box && box.y >= 0 && box.y + box.height <= 500, `${html}: the error is inside the window (top at ${box?.y})`);
+  }
+  t.same([...errors, ...otherErrors, ...shortErrors], [], 'no other console errors');
+});
+
+t.test('a run that does not exist: the page says so and stops saying "loading…"', async (t) => {
+  const { base, browser } = await serviceAndBrowser(t);
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const errors = pageErrors(page, /status of 404/);
+  await page.goto(`${base}/dashboard/run.html?id=no-such-run`);
+  await page.locator('#error').waitFor({ state: 'visible', timeout: 10_000 });
+  t.match(await page.locator('#error').textContent(), /No run "no-such-run" on this service/);
+  t.equal(await page.locator('#summary').textContent(), 'no such run');
+
+  // A trainer creates it meanwhile: the page keeps checking and shows it.
+  await call(base, 'PUT', '/runs/no-such-run', {});
+  await page.locator('#summary', { hasText: '0 finalized steps' }).waitFor({ timeout: 15_000 });
+  t.ok(await page.locator('#error').isHidden(), 'the error is gone once the run exists');
+  t.same(errors, [], 'no other console errors');
 });

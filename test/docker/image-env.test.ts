@@ -25,12 +25,27 @@ const volume = /^VOLUME (\S+)$/m.exec(finalStage)?.[1];
 const cmd = JSON.parse(/^CMD (\[.+\])$/m.exec(finalStage)![1]!) as string[];
 const workdir = /^WORKDIR (\S+)$/m.exec(finalStage)?.[1];
 
-// As root, the process runs as `nobody` (the image's `node` user); otherwise as ourselves in a directory
-// made read-only, which is what a root-owned WORKDIR is to the image's user.
+// As root, the process runs as `nobody` (the image's `node` user). Where `nobody` cannot reach this checkout
+// (a clone under a private directory such as /root, 0700), it runs as root without the capabilities that let
+// root ignore file permissions: a read-only directory is read-only to it too. Otherwise, as ourselves in a
+// directory made read-only, which is what a root-owned WORKDIR is to the image's user.
 const root = userInfo().uid === 0;
-const nobody = root
+const nobodyIds = root
   ? { uid: Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'nobody'], { encoding: 'utf8' })) }
   : null;
+const nobody =
+  nobodyIds && spawnSync(process.execPath, ['-e', `require('node:fs').accessSync(${JSON.stringify(join(repo, 'dist/main.js'))})`], nobodyIds).status === 0
+    ? nobodyIds
+    : null;
+const PERMISSION_CAPS = '-dac_override,-dac_read_search,-fowner';
+
+/** `[command, args, options]` that run node with `args` as the image's user would run (see above). */
+function asImageUser(args: string[]): [string, string[], { uid?: number; gid?: number }] {
+  const [command, argv] = plainNode(args);
+  if (root && !nobody) return ['setpriv', ['--bounding-set', PERMISSION_CAPS, '--', command, ...argv], {}];
+  return [command, argv, nobody ?? {}];
+}
+if (root) t.comment(nobody ? 'the service runs as nobody' : `nobody cannot read ${repo}: the service runs as root without ${PERMISSION_CAPS}`);
 
 function writableDir(): string {
   const d = tempDir('image-data-');
@@ -44,11 +59,12 @@ function readOnlyWorkdir(): string {
 }
 
 function start(env: Record<string, string>) {
-  const child = spawn(...plainNode(cmd.slice(1).map((a) => (a.startsWith('dist/') ? join(repo, a) : a))), {
+  const [command, argv, user] = asImageUser(cmd.slice(1).map((a) => (a.startsWith('dist/') ? join(repo, a) : a)));
+  const child = spawn(command, argv, {
     cwd: readOnlyWorkdir(),
     env: { PATH: process.env.PATH!, ...env, PORT: '0', HOST: '127.0.0.1', WORKERS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...(nobody ?? {}),
+    ...user,
   });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   let stderr = '';
@@ -96,11 +112,12 @@ t.test("with the image's environment, as an unprivileged user in a directory it 
   t.equal(await s.exited, 0, `SIGTERM drains and exits 0: ${s.output()}`);
 
   // `plan-reward backup` as `docker compose exec` runs it: through the image's link on the PATH, with its environment.
-  const backup = spawnSync(...plainNode([planRewardLink(), 'backup', join(data, 'backup.sqlite')]), {
+  const [command, argv, user] = asImageUser([planRewardLink(), 'backup', join(data, 'backup.sqlite')]);
+  const backup = spawnSync(command, argv, {
     cwd: readOnlyWorkdir(),
     env: { PATH: process.env.PATH!, ...imageEnv, STATE_DIR: data },
     encoding: 'utf8',
-    ...(nobody ?? {}),
+    ...user,
   });
   t.equal(backup.status, 0, backup.stderr);
   t.match(backup.stdout, /^backed up .*runs\.sqlite to .*backup\.sqlite \(1 runs\)$/m);

@@ -167,6 +167,21 @@ t.test('MAX_RUNS: a scoring request or PUT that would create one run too many ge
   t.equal((await small.inject({ method: 'GET', url: '/runs?limit=0' })).statusCode, 400);
 });
 
+t.test('a query number that is not one says which numbers it takes, not "NaN"', async (t) => {
+  for (const [url, path, message] of [
+    ['/runs?limit=abc', '$.limit', 'expected a whole number from 1 to 1000'],
+    ['/runs?limit=2.5', '$.limit', 'expected a whole number from 1 to 1000'],
+    ['/runs/default/history?limit=ten', '$.limit', 'expected a whole number from 1 to 10000'],
+    ['/runs/default/history?offset=-1', '$.offset', 'expected a whole number ≥ 0'],
+  ] as const) {
+    const res = await inject('GET', url);
+    t.equal(res.statusCode, 400, url);
+    t.same(res.json().issues, [{ path, message }], url);
+  }
+  const step = await inject('POST', '/openrlhf/reward?step=x', { query: ['q'] });
+  t.same(step.json().issues, [{ path: '$.step', message: 'expected a whole number ≥ 0' }]);
+});
+
 t.test('a finalized step records its gate reasons and the mean diversity of its groups', async (t) => {
   const { EXAMPLE_PLAN, EXAMPLE_PROFILE } = await import('../../src/contracts/examples.js');
   const renamed = { ...EXAMPLE_PLAN, agents: EXAMPLE_PLAN.agents.map((a) => ({ ...a, role: `other ${a.role}` })) };

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorResponseSchema } from '../../contracts/errors.js';
+import { queryInt } from '../../contracts/query.js';
 import { ExampleRunIdSchema, HistoryRowSchema, RunConfigPatchSchema, RunIdSchema, RunViewSchema, type HistoryRow } from '../../contracts/runs.js';
 import { RunNotFound } from '../../runs/ledger.js';
 import { HISTORY_COLUMNS, historyColumns } from '../../runs/store.js';
@@ -44,7 +45,7 @@ export const runRoutes =
           summary: 'Runs with their current weights, a page at a time in id order',
           querystring: z
             .object({
-              limit: z.coerce.number().int().min(1).max(1000).default(100),
+              limit: queryInt(1, 1000).default(100),
               cursor: RunIdSchema.optional().describe("The previous page's next_cursor"),
             })
             .strict(),
@@ -108,8 +109,8 @@ export const runRoutes =
           params: Params,
           querystring: z
             .object({
-              offset: z.coerce.number().int().min(0).default(0),
-              limit: z.coerce.number().int().min(1).max(10_000).default(1000),
+              offset: queryInt(0).default(0),
+              limit: queryInt(1, 10_000).default(1000),
               format: z.enum(['json', 'csv']).default('json'),
             })
             .strict(),

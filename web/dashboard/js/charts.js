@@ -15,6 +15,14 @@ export const dashedMarker = (u, i) => (u.series[i].dash ? 'dashed' : 'solid');
 /** A series drawn as points only (no line), e.g. markers. */
 export const pointsOnly = () => null;
 
+// The y axis drawn (its label and range), on the chart's figure, for tests and scripts (the canvas hides it).
+function recordYAxis(u) {
+  const figure = u.root.closest('figure');
+  if (!figure) return;
+  figure.dataset.yLabel = u.axes[1].label;
+  figure.dataset.y = `${u.scales.y.min},${u.scales.y.max}`;
+}
+
 /**
  * A uPlot chart in `host` over data [steps, ...series]. `yLabel` names the y axis with its unit; `digits`
  * formats legend values and ticks. The chart follows the host's width.
@@ -32,7 +40,7 @@ export function stepChart(host, { yLabel, series, digits = 3, yRange, hooks, dat
     series: [{ label: 'step', value: (_u, v) => (v === null || v === undefined ? '–' : String(v)) }, ...series.map((s) => ({ value: fixed(digits), ...s }))],
     legend: { live: true, markers: { dash: dashedMarker } },
     cursor: { drag: { x: true, y: false } },
-    hooks: hooks ?? {},
+    hooks: { ...hooks, draw: [...(hooks?.draw ?? []), recordYAxis] },
   };
   const u = new uPlot(opts, data, host);
   const resize = new ResizeObserver(() => {

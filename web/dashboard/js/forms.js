@@ -113,7 +113,11 @@ function pointAtField(errorEl, err, fieldOfPath) {
     if (path) id = fieldOfPath(path);
   }
   const field = id ? document.getElementById(id) : null;
-  if (!field) return;
+  if (!field) {
+    // An error about no field (a 403, the service down): bring it to where the user is looking.
+    errorEl.scrollIntoView({ block: 'nearest' });
+    return;
+  }
   field.setAttribute('aria-invalid', 'true');
   const label = document.querySelector(`label[for="${id}"]`)?.textContent ?? id;
   if (err instanceof FieldError) errorEl.textContent = `${label}: ${err.message}.`;
@@ -159,6 +163,7 @@ export function wireApiForm({ form, submit, status, errorBox, read, path, busy, 
       document.getElementById(firstField).focus();
     } catch (err) {
       showError(errorBox, err);
+      errorBox.scrollIntoView({ block: 'nearest' });
     }
   });
   submitOnCtrlEnter(form);

@@ -1,7 +1,7 @@
 // One run, step by step, followed live: GET /runs/:id every second, and GET /runs/:id/history only for
 // what is new (the route pages with offset/limit), so following a run costs one small request a second
 // plus one per batch of newly finalized steps.
-import { api, download } from './api.js';
+import { ApiError, api, download } from './api.js';
 import { AXES, AXIS_COLOR } from './axes.js';
 import { pointsOnly, stepChart, stepped, verticalMarkers } from './charts.js';
 import { clearError, el, fmt, mountShell, showError } from './shell.js';
@@ -27,6 +27,7 @@ const state = {
   charts: {},
   gateKey: null,
   gateShares: [],
+  gamingShares: [],
   timer: null,
   busy: false,
   following: true,
@@ -89,12 +90,26 @@ async function tick() {
     clearError(errorBox);
   } catch (err) {
     state.failures += 1;
-    showError(errorBox, err);
+    showFailure(err);
   } finally {
     state.busy = false;
   }
   // After a failure (no key, rate limit, service down) back off: 2 s, 4 s, … up to 30 s.
   schedule(state.failures === 0 ? POLL_MS : Math.min(30_000, POLL_MS * 2 ** state.failures));
+}
+
+/** Says why the run is not shown, in the summary too: "loading…" must not stay up after a failed read. */
+function showFailure(err) {
+  if (err instanceof ApiError && err.status === 404 && state.run === null) {
+    $('summary').textContent = 'no such run';
+    showError(
+      errorBox,
+      new Error(`No run "${runId}" on this service: it appears once a trainer scores into it or PUT /runs/${runId} creates it. This page keeps checking.`),
+    );
+    return;
+  }
+  if (state.run === null) $('summary').textContent = 'not loaded';
+  showError(errorBox, err);
 }
 
 /** Polls now (a new key, the tab shown again, live updates resumed), in place of the one scheduled. */
@@ -140,6 +155,7 @@ const axisSeries = (suffix, extra = {}) => AXES.map((k) => ({ label: `${k} ${suf
 function createCharts() {
   state.charts.reward = stepChart(plotOf('chart-reward'), {
     yLabel: 'raw axis value (0–1)',
+    yRange: () => [0, 1],
     series: [...axisSeries('mean', { width: 1.5 }), ...axisSeries('EMA', { dash: [6, 4] })],
   });
   state.charts.weights = stepChart(plotOf('chart-weights'), {
@@ -173,10 +189,14 @@ function createCharts() {
   });
   state.charts.gaming = stepChart(plotOf('chart-gaming'), {
     yLabel: 'share of plans',
-    yRange: (_u, _min, max) => [0, Math.max(0.1, Math.min(1, (max ?? 0) * 1.15))],
+    yRange: stackRange,
     series: [
-      ...GAMING_SIGNALS.map((code) => ({ label: code, stroke: SIGNAL_COLOR[code], width: 1.5, value: (_u, v) => pct(v) })),
-      { label: 'any signal', stroke: '#1d2430', width: 2.5, value: (_u, v) => pct(v) },
+      ...bandSeries(
+        GAMING_SIGNALS,
+        (code) => SIGNAL_COLOR[code],
+        () => state.gamingShares,
+      ),
+      { label: 'any signal', stroke: '#1d2430', width: 2, dash: [6, 4], value: (_u, v) => pct(v) },
     ],
   });
   state.charts.aboutness = stepChart(plotOf('chart-aboutness'), {
@@ -235,6 +255,30 @@ const tint = (hex) => {
   return `rgb(${mix(1)}, ${mix(3)}, ${mix(5)})`;
 };
 
+// Stacked bands of shares, as the gate reasons and the gaming signals are drawn: a plan can count under
+// several codes, so the stack can rise above the "any" line. Overlapping lines would hide each other; bands
+// of equal shares lie side by side.
+
+/** Cumulative shares, bottom (first code) to top; a null share (a step from before the counts) stays a gap. */
+const cumulate = (shares) => shares.map((_, j) => shares[0].map((first, i) => (first === null ? null : shares.slice(0, j + 1).reduce((s, a) => s + a[i], 0))));
+
+/**
+ * The bands' series, top first: each filled down to 0 and the lower ones drawn over it, so every band shows
+ * its own share; the legend gives each code's own share (`shares()` at draw time), not the stacked height.
+ */
+const bandSeries = (codes, colorOf, shares) =>
+  codes
+    .map((k, j) => ({
+      label: k,
+      stroke: colorOf(k, j),
+      fill: tint(colorOf(k, j)),
+      width: 1,
+      value: (_u, _v, _si, i) => (i === null ? '–' : pct(shares()[j]?.[i])),
+    }))
+    .reverse();
+
+const stackRange = (_u, _min, max) => [0, Math.max(0.1, Math.min(1.5, (max ?? 0) * 1.15))];
+
 /**
  * Gated plans per step, stacked by reason when the rows carry gate_reasons (rows finalized before the
  * service counted reasons have none: gaps, not zeros); a plan gated for two reasons counts under each, so
@@ -247,35 +291,25 @@ function gateChart(rows) {
   const xs = rows.map((r) => r.step);
   const gated = rows.map((r) => r.gated_fraction);
   const shares = reasons.map((k) => rows.map((r) => (r.gate_reasons ? (r.plans === 0 ? 0 : (r.gate_reasons[k] ?? 0) / r.plans) : null)));
-  // Cumulative shares, bottom (first reason) to top; drawn top first, each filled down to 0, so every band
-  // shows its own reason.
-  const cumulative = shares.map((_, j) => rows.map((_r, i) => (shares[0][i] === null ? null : shares.slice(0, j + 1).reduce((s, a) => s + a[i], 0))));
   const key = reasons.join(',');
   const caption = reasons.length
     ? 'Stacked: the share of the step’s plans gated for each reason (a plan gated for two reasons counts under each); dashed: the share gated for any reason. Gaps: steps finalized before reasons were recorded.'
     : 'The share of the step’s plans that failed the hard gate (no per-reason counts recorded for these steps).';
   if (key !== state.gateKey) {
     state.charts.gates?.destroy();
-    const stacked = reasons
-      .map((k, j) => ({
-        label: k,
-        stroke: reasonColor(k, j),
-        fill: tint(reasonColor(k, j)),
-        width: 1,
-        // The legend shows each reason's own share, not the stacked height.
-        value: (_u, _v, _si, i) => (i === null ? '–' : pct(state.gateShares[j]?.[i])),
-      }))
-      .reverse();
     state.charts.gates = stepChart(plotOf('chart-gates'), {
       yLabel: 'share of plans',
-      yRange: (_u, _min, max) => [0, Math.max(0.1, Math.min(1.5, (max ?? 0) * 1.15))],
-      series: [...stacked, { label: 'gated (any reason)', stroke: '#1d2430', width: 2, ...(reasons.length ? { dash: [6, 4] } : {}), value: (_u, v) => pct(v) }],
+      yRange: stackRange,
+      series: [
+        ...bandSeries(reasons, reasonColor, () => state.gateShares),
+        { label: 'gated (any reason)', stroke: '#1d2430', width: 2, ...(reasons.length ? { dash: [6, 4] } : {}), value: (_u, v) => pct(v) },
+      ],
     });
     state.gateKey = key;
     $('chart-gates-caption').textContent = caption;
   }
   state.gateShares = shares;
-  state.charts.gates.update([xs, ...cumulative.slice().reverse(), gated]);
+  state.charts.gates.update([xs, ...cumulate(shares).reverse(), gated]);
 }
 
 function drawCharts() {
@@ -291,11 +325,8 @@ function drawCharts() {
     rows.map((r) => (r.refreshed ? r.weights_after[lagging(r.ema, rho)] : null)),
   ]);
   gateChart(rows);
-  state.charts.gaming.update([
-    xs,
-    ...GAMING_SIGNALS.map((code) => rows.map((r) => shareOf(r.gaming && (r.gaming[code] ?? 0), r.plans))),
-    rows.map((r) => shareOf(r.flagged, r.plans)),
-  ]);
+  state.gamingShares = GAMING_SIGNALS.map((code) => rows.map((r) => shareOf(r.gaming && (r.gaming[code] ?? 0), r.plans)));
+  state.charts.gaming.update([xs, ...cumulate(state.gamingShares).reverse(), rows.map((r) => shareOf(r.flagged, r.plans))]);
   // `aboutness` is new: absent on older services and rows, which is a gap like null.
   state.charts.aboutness.update([xs, rows.map((r) => r.aboutness ?? null)]);
   state.charts.plans.update([xs, rows.map((r) => r.plans), rows.map((r) => r.late_plans)]);
