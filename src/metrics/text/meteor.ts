@@ -11,8 +11,8 @@
 //    match: "large" has become "larg"), and only single-word lemma names count as synonyms;
 //  - any zero denominator (empty side, no match) gives 0; the best reference is the first maximal one.
 //
-// Synchronous: WordNet is loaded lazily on the first call (a noticeable pause, and its data held in heap
-// and Buffers, once per process); call `getWordNet()` at startup to pay that up front.
+// Synchronous: WordNet is loaded lazily on the first call (its files read, tens of ms, once per thread unless
+// the thread was given shared ones); call `getWordNet()` at startup to pay that up front.
 
 import { porterStem } from './porter.js';
 import { pySplit } from './tokenize-13a.js';

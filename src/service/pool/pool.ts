@@ -128,7 +128,15 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
   if (o.workers === 0) return inProcess(o);
   // Each worker's ONNX sessions get one intra-op thread: the pool already keeps every core busy, and two
   // runtimes each spreading over every core only trade cache misses.
-  const settings: WorkerSettings = { ...o.settings, intraOpThreads: 1, cacheLookups: sharedLookups(), models: o.models ?? modelFlags() };
+  // WordNet's files, read once into shared memory: every worker reads the same bytes instead of its own copy.
+  const { shareWordNetFiles } = await import('../../metrics/text/wordnet.js');
+  const settings: WorkerSettings = {
+    ...o.settings,
+    intraOpThreads: 1,
+    cacheLookups: sharedLookups(),
+    models: o.models ?? modelFlags(),
+    wordnetFiles: shareWordNetFiles(),
+  };
   const pool = new Piscina({
     filename: workerFile,
     minThreads: o.workers,

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { workerData } from 'node:worker_threads';
 import { ServiceError } from '../../common/errors.js';
 import { loadUnlessClosing, markLoaded, type Model, wasLoaded } from '../pool/model-flags.js';
+import { getWordNet, useWordNetFiles, type WordNetFiles } from '../../metrics/text/wordnet.js';
 import type { SentenceEncoder } from '../../text/encoder.js';
 import type { TurnVerifier, VerifyInput } from '../../verify/model.js';
 import type { Stop } from './task.js';
@@ -19,9 +20,12 @@ export interface WorkerSettings {
   cacheLookups: BigInt64Array;
   /** Which models the service has loaded, shared by every thread (model-flags.ts). */
   models: Int32Array;
+  /** WordNet's files in shared memory, given to pool workers (in process, the thread reads its own). */
+  wordnetFiles?: WordNetFiles;
 }
 
 let settings = (workerData as { settings?: WorkerSettings } | null)?.settings;
+if (settings?.wordnetFiles) useWordNetFiles(settings.wordnetFiles);
 
 /** WORKERS=0: the main thread runs the tasks itself. */
 export function settleInProcess(s: WorkerSettings): void {
@@ -79,8 +83,8 @@ const loaded = <T>(name: string, p: Promise<T>): Promise<T> =>
     throw new ServiceError('capability_unavailable', `${name} is unavailable: ${e instanceof Error ? e.message : String(e)}`);
   });
 
-// METEOR's synonyms: WordNet's files parsed in this thread, imported on first use like the models.
-const wordnet = () => import('../../metrics/text/wordnet.js').then(({ getWordNet }) => getWordNet());
+// METEOR's synonyms: this thread's WordNet over the files it was given (or read), on first use.
+const wordnet = async () => getWordNet();
 
 // A load ends with one small inference: an ONNX session starts on its first run (hundreds of ms) and the
 // verifier's checks compile on their first call, which would otherwise be the cost of a request. A remote
