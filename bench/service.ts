@@ -10,10 +10,10 @@ export async function startBuiltService(
   env: Record<string, string> = {},
   root: URL = new URL('..', import.meta.url),
 ): Promise<{ base: string; child: ChildProcess }> {
-  // package.json's start command itself, its environment included; `exec env` keeps the child's pid node's,
-  // whose resident memory the benches read.
+  // package.json's start command itself, its environment included. It execs node (older builds' commands
+  // do not: `exec env` does it for them), so the child's pid is node's, whose resident memory the benches read.
   const start = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const child = spawn('sh', ['-c', `exec env ${start}`], {
+  const child = spawn('sh', ['-c', /\bexec\b/.test(start) ? start : `exec env ${start}`], {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -4,6 +4,9 @@ import { readFileSync } from 'node:fs';
 // is what the operator reads, not the stack of whatever failed first (issue 78). The minimum is package.json's
 // engines.node, the one place it is written.
 
+/** The one line that gets 24 LTS and builds native modules against its headers (README, "Two commands"). */
+export const GET_LTS = 'home=$(bash scripts/node-lts.sh) && export PATH="$home/bin:$PATH" npm_config_nodedir="$home"';
+
 /** Why `version` (e.g. "20.20.2") cannot run the service whose engines field is `engines` (">=22.13"), or null. */
 export function nodeTooOld(version: string, engines: string): string | null {
   const min = /^>=\s*(\d+)(?:\.(\d+))?/.exec(engines);
@@ -13,7 +16,7 @@ export function nodeTooOld(version: string, engines: string): string | null {
   if (major > needMajor || (major === needMajor && minor >= needMinor)) return null;
   return (
     `Node.js ${version} is too old: the service needs ${needMajor}.${needMinor} or later (24 LTS is what CI tests). ` +
-    'Get it with `export PATH="$(bash scripts/node-lts.sh)/bin:$PATH"`, then run `npm ci` again (its native modules are built for the Node that installs them) and `npm start`'
+    `Get it with \`${GET_LTS}\`, then run \`npm ci\` again (its native modules are built for the Node that installs them) and \`npm start\``
   );
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { nodeTooOld } from '../src/node-version.js';
+import { GET_LTS, nodeTooOld } from '../src/node-version.js';
 
 const engines = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { engines: { node: string } }).engines.node;
 
@@ -8,7 +8,8 @@ t.test("below package.json's engines, the start names the version and the one li
   t.equal(engines, '>=22.13');
   const old = nodeTooOld('20.20.2', engines);
   t.match(old, /Node\.js 20\.20\.2 is too old: the service needs 22\.13 or later/);
-  t.match(old, /export PATH="\$\(bash scripts\/node-lts\.sh\)\/bin:\$PATH"/);
+  t.ok(old!.includes(GET_LTS), 'the one line that gets 24 LTS');
+  t.ok(readFileSync(new URL('../README.md', import.meta.url), 'utf8').includes(GET_LTS), 'the README gives the same line');
   t.match(old, /npm ci/, 'and to install again: the native modules were built for the old one');
   t.ok(nodeTooOld('22.12.9', engines));
   t.equal(nodeTooOld('22.13.0', engines), null);

@@ -14,7 +14,7 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
@@ -137,12 +137,19 @@ parentPort.postMessage(found);
  * (ERR_DLOPEN_FAILED: "compiled against a different Node.js version using NODE_MODULE_VERSION …", then
  * "Module did not self-register"). The file is not at fault (issue 78: its advice once moved an intact one aside).
  */
-export function driverProblem(e: unknown): string | null {
+export function driverProblem(e: unknown, nodedir: string | null = process.env.npm_config_nodedir ?? null): string | null {
   const { code, message } = e as { code?: string; message?: string };
   if (code !== 'ERR_DLOPEN_FAILED' && !/NODE_MODULE_VERSION|did not self-register/.test(message ?? '')) return null;
+  // npm builds native modules against the headers `nodedir` names (npm run passes it on): another Node's
+  // headers there give the same failure after every `npm ci`.
+  const home = dirname(dirname(process.execPath));
+  const install =
+    nodedir && resolve(nodedir) !== home
+      ? `npm's nodedir is ${nodedir}, another Node's headers: run \`npm_config_nodedir=${home} npm ci\``
+      : `run \`npm ci\` with this Node (or \`npm rebuild better-sqlite3\`; if npm's nodedir names another Node's headers, \`npm_config_nodedir=${home} npm ci\`)`;
   return (
-    `SQLite's driver (better-sqlite3) was built for another Node.js than this one (${process.version}): run \`npm ci\` with this Node ` +
-    `(or \`npm rebuild better-sqlite3\`); runs.sqlite is not at fault and was left as it is (${String(message).split('\n').join(' ')})`
+    `SQLite's driver (better-sqlite3) was built for another Node.js than this one (${process.version}): ${install}; ` +
+    `runs.sqlite is not at fault and was left as it is (${String(message).split('\n').join(' ')})`
   );
 }
 

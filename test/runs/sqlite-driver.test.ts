@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import t from 'tap';
 import { driverProblem } from '../../src/runs/sqlite-store.js';
 
@@ -13,13 +14,21 @@ const NOT_REGISTERED = new Error("Module did not self-register: '/work/main/node
 
 t.test('a driver built for another Node is named as such, with the command, and the file is not blamed', async (t) => {
   for (const e of [BUILT_FOR_ANOTHER_NODE, NOT_REGISTERED]) {
-    const said = driverProblem(e);
+    const said = driverProblem(e, null);
     t.match(said, /better-sqlite3\) was built for another Node\.js than this one/);
     t.match(said, /run `npm ci` with this Node/);
     t.match(said, /runs\.sqlite is not at fault and was left as it is/);
   }
-  t.match(driverProblem(BUILT_FOR_ANOTHER_NODE), /NODE_MODULE_VERSION 137/, 'with what Node said, on one line');
-  t.notMatch(driverProblem(BUILT_FOR_ANOTHER_NODE), /\n/);
+  t.match(driverProblem(BUILT_FOR_ANOTHER_NODE, null), /NODE_MODULE_VERSION 137/, 'with what Node said, on one line');
+  t.notMatch(driverProblem(BUILT_FOR_ANOTHER_NODE, null), /\n/);
+});
+
+t.test("npm's nodedir naming another Node's headers (as `npm start` passes it on): the command that builds against this one's", async (t) => {
+  const home = dirname(dirname(process.execPath));
+  const said = driverProblem(BUILT_FOR_ANOTHER_NODE, '/usr');
+  t.match(said, "npm's nodedir is /usr, another Node's headers");
+  t.ok(said!.includes(`\`npm_config_nodedir=${home} npm ci\``), said!);
+  t.notMatch(driverProblem(BUILT_FOR_ANOTHER_NODE, home), /nodedir is/, "this Node's own home is no other Node's");
 });
 
 t.test('a damaged or foreign file is not a driver problem', async (t) => {
