@@ -4,15 +4,19 @@
 //   node --import tsx scripts/compare-builds.ts BEFORE_DIR AFTER_DIR [REPETITIONS]
 //
 // Each directory is a clone with its dependencies installed and `dist` built (`npm ci && npm run build`).
-// Both builds get the same batches (this tree's benchBatch): in one process, their scoreGroups on 64×8 with
-// JSON.parse of the same payloads as the floor; over HTTP, each started as `npm start` starts it, with a
-// STATE_DIR of its own, the 64×8 round trip from a fresh client process. Prints one JSON object: per build,
-// the median over repetitions of each repetition's median, and every repetition's figure.
-import { mkdtempSync, rmSync } from 'node:fs';
+// Both builds get the same batches (this tree's benchBatch and freshBatch): in one process, their
+// scoreGroups on 64×8 with JSON.parse of the same body and its completions as the floor, on the template
+// batch and on fresh text (a new batch each round, every sentence new); over HTTP, each started as `npm
+// start` starts it, with a STATE_DIR of its own, the 64×8 round trip from a fresh client process, fresh
+// text each request; then each alone, its resident memory: idle, at its peak while four 4,096-plan
+// requests of fresh text arrive at once, and 30 s after. Prints one JSON object: per build, the median over
+// repetitions of each repetition's median, and every repetition's figure.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { benchBatch, parseAll, payloadsOf } from '../bench/realistic-plans.js';
+import { freshBatch } from '../bench/fresh-plans.js';
+import { benchBatch } from '../bench/realistic-plans.js';
 import { freshClientMs } from '../bench/fresh-client.js';
 import { startBuiltService } from '../bench/service.js';
 
@@ -22,18 +26,18 @@ const REPETITIONS = Number(reps);
 const IN_PROCESS_ROUNDS = Number(process.env.COMPARE_ROUNDS ?? 60);
 const HTTP_ROUNDS = Number(process.env.COMPARE_HTTP_ROUNDS ?? 30);
 
-type Batch = ReturnType<typeof benchBatch>;
 interface Build {
   name: 'before' | 'after';
   root: URL;
-  score: (batch: Batch) => unknown;
+  score: (body: unknown) => unknown;
 }
 
 async function load(name: Build['name'], dir: string): Promise<Build> {
   const root = pathToFileURL(`${resolve(dir)}/`);
   const groups = await import(new URL('dist/scoring/score-groups.js', root).href);
-  const { DEFAULT_PLAN_LIMITS } = await import(new URL('dist/plan/parse.js', root).href);
-  return { name, root, score: (batch) => groups.scoreGroups(batch, DEFAULT_PLAN_LIMITS, groups.DEFAULT_SCORING) };
+  // The service's default limits (older builds do not export them).
+  const limits = { maxCompletionBytes: 256 * 1024, maxStepsPerPlan: 1000 };
+  return { name, root, score: (body) => groups.scoreGroups(body, limits, groups.DEFAULT_SCORING) };
 }
 
 const median = (xs: number[]) => {
@@ -41,59 +45,103 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 const round = (x: number, digits = 2) => Number(x.toFixed(digits));
-function parseMs(payloads: string[]): number {
+/** JSON.parse of the body and of each completion in it. */
+function parseMs(text: string): number {
   const t = performance.now();
-  parseAll(payloads);
+  for (const g of (JSON.parse(text) as { groups: { completions: string[] }[] }).groups) {
+    for (const c of g.completions) {
+      try {
+        JSON.parse(c);
+      } catch {
+        // a truncated completion fails here as it does in the scorer
+      }
+    }
+  }
   return performance.now() - t;
 }
+// Fresh text counted into the default run, as a trainer's requests are; each round number a new batch.
+let freshRound = 60_000;
+const freshText = (groups = 64) => {
+  const { run_id: _stateless, ...body } = freshBatch(freshRound++, groups, 8);
+  return JSON.stringify(body);
+};
+const template = JSON.stringify(benchBatch(64, 8));
 
 /** Each build's scoring ÷ JSON.parse, one repetition: the median over rounds of each round's ratio. */
-function inProcess(builds: Build[], batches: Batch[]): Record<string, number> {
-  const payloads = batches.map(payloadsOf);
+function inProcess(builds: Build[], next: () => string): Record<string, number> {
   const ratios: Record<string, number[]> = { before: [], after: [] };
   for (let r = -5; r < IN_PROCESS_ROUNDS; r++) {
-    const k = (r + 5) % batches.length;
-    const floor = parseMs(payloads[k]!);
+    const text = next();
+    const floor = parseMs(text);
     for (const b of r % 2 ? builds : [...builds].reverse()) {
+      const body = JSON.parse(text) as unknown;
       const t = performance.now();
-      b.score(batches[k]!);
+      b.score(body);
       if (r >= 0) ratios[b.name]!.push((performance.now() - t) / floor);
     }
   }
   return { before: median(ratios.before!), after: median(ratios.after!) };
 }
 
-const inProcessRuns = { template: { before: [] as number[], after: [] as number[] }, own_wording: { before: [] as number[], after: [] as number[] } };
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+/** A build's resident memory: idle once ready, the peak while four 4,096-plan requests arrive at once, 30 s after. */
+async function memory(b: Build): Promise<{ idle: number; peak: number; after_30s: number }> {
+  const state = mkdtempSync(join(tmpdir(), 'compare-builds-'));
+  const { base, child } = await startBuiltService({ STATE_DIR: state }, b.root);
+  try {
+    await new Promise((r) => setTimeout(r, 5000));
+    const idle = rssMb(child.pid!);
+    const bodies = Array.from({ length: 4 }, () => freshText(512));
+    let peak = idle;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(child.pid!))), 50);
+    await Promise.all(
+      bodies.map(async (body) => {
+        const res = await fetch(`${base}/score-plan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`${b.name}: HTTP ${res.status}`);
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 30_000));
+    clearInterval(sampler);
+    return { idle: round(idle, 0), peak: round(peak, 0), after_30s: round(rssMb(child.pid!), 0) };
+  } finally {
+    child.kill();
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
+const inProcessRuns = { template: { before: [] as number[], after: [] as number[] }, fresh: { before: [] as number[], after: [] as number[] } };
 const httpRuns = { before: [] as number[], after: [] as number[] };
+const memoryRuns: Record<string, { idle: number; peak: number; after_30s: number }[]> = { before: [], after: [] };
 const loads: number[] = [];
 
 const builds = [await load('before', beforeDir), await load('after', afterDir)];
-const template = [benchBatch(64, 8)];
-// Every sentence its own, eight batches in turn: no round finds the text of the round before.
-const own = Array.from({ length: 8 }, (_, i) => benchBatch(64, 8, 100 + i, true));
-const body = JSON.stringify(template[0]);
 const states = builds.map(() => mkdtempSync(join(tmpdir(), 'compare-builds-')));
 const services = await Promise.all(builds.map((b, i) => startBuiltService({ STATE_DIR: states[i]! }, b.root)));
 try {
   for (let rep = 0; rep < REPETITIONS; rep++) {
     loads.push(loadavg()[0]!);
     const order = rep % 2 ? builds : [...builds].reverse();
-    for (const [kind, batches] of [
-      ['template', template],
-      ['own_wording', own],
+    for (const [kind, next] of [
+      ['template', () => template],
+      ['fresh', () => freshText()],
     ] as const) {
-      const r = inProcess(order, batches);
+      const r = inProcess(order, next);
       for (const b of builds) inProcessRuns[kind][b.name].push(r[b.name]!);
     }
+    // The same fresh bodies to each build, after a warm-up body of the client's own.
+    const bodies = [freshText(), ...Array.from({ length: HTTP_ROUNDS }, () => freshText())].map((body) => ({ body }));
     for (const b of order) {
       const { base } = services[builds.indexOf(b)]!;
-      httpRuns[b.name].push(median((await freshClientMs(`${base}/score-plan`, [{ body }], HTTP_ROUNDS)).ms[0]!));
+      httpRuns[b.name].push(median((await freshClientMs(`${base}/score-plan`, bodies, 1, 0)).ms.slice(1).flat()));
     }
   }
 } finally {
   for (const s of services) s.child.kill();
   for (const d of states) rmSync(d, { recursive: true, force: true });
 }
+for (let rep = 0; rep < REPETITIONS; rep++) for (const b of rep % 2 ? builds : [...builds].reverse()) memoryRuns[b.name]!.push(await memory(b));
 
 const figure = (runs: { before: number[]; after: number[] }, digits = 2) =>
   Object.fromEntries(builds.map((b) => [b.name, { median: round(median(runs[b.name]), digits), runs: runs[b.name].map((x) => round(x, digits)) }]));
@@ -104,8 +152,12 @@ console.log(
       repetitions: REPETITIONS,
       loadavg_1min: loads.map((x) => round(x)),
       builds: { before: resolve(beforeDir), after: resolve(afterDir) },
-      scoring_over_json_parse_64x8: { template: figure(inProcessRuns.template), own_wording: figure(inProcessRuns.own_wording) },
-      http_64x8_p50_ms: figure(httpRuns, 1),
+      scoring_over_json_parse_64x8: { fresh: figure(inProcessRuns.fresh), template: figure(inProcessRuns.template) },
+      http_64x8_fresh_p50_ms: figure(httpRuns, 1),
+      rss_mb: Object.fromEntries(
+        builds.map((b) => [b.name, Object.fromEntries((['idle', 'peak', 'after_30s'] as const).map((k) => [k, median(memoryRuns[b.name]!.map((m) => m[k]))]))]),
+      ),
+      rss_mb_runs: memoryRuns,
     },
     null,
     2,

@@ -12,7 +12,7 @@ import { isProgrammingStem } from './topic.js';
 import { jaccardAtLeast } from '../../common/jaccard.js';
 import { RepeatCache } from '../../common/repeat-cache.js';
 import { profileItems, profileText } from '../personalization/profile-text.js';
-import { isFunctionWord, isStopword, sentences, stem, stemsMatch, touched, WordRuns, words } from './text.js';
+import { isFunctionWord, isStopword, type KnownWord, sentences, stem, stemsMatch, touched, WordRuns, WordTable, words } from './text.js';
 import { GAMING_THRESHOLDS, READING as R } from './thresholds.js';
 
 /** What the signals read of a rollout group besides its plans: built once per group. */
@@ -190,35 +190,36 @@ const readLabel = (text: string) => textOf(text, true);
 const readSentenceText = (text: string) => textOf(text, false);
 
 /** A word's kind, programming bit and stem, whatever the text it is in. */
-interface WordInfo {
+interface WordInfo extends KnownWord {
   flags: number;
   stem: string;
 }
 
-// Texts are new far more often than their words, and plan vocabularies are small and repeat across plans and
-// groups: one lookup per word instead of one per test, and no word stemmed twice.
-const wordInfos = new Map<string, WordInfo>();
-const WORD_INFO_MAX = 50_000;
-
-function wordInfo(w: string): WordInfo {
-  let info = wordInfos.get(w);
-  if (info === undefined) {
-    if (wordInfos.size >= WORD_INFO_MAX) wordInfos.clear();
-    const s = stem(w);
-    info = { flags: (isFunctionWord(w) ? GRAMMAR : isStopword(w) || /^\d+$/.test(w) ? GENERIC : TOPICAL) | (isProgrammingStem(s) ? PROGRAMMING : 0), stem: s };
-    wordInfos.set(w, info);
-  }
-  return info;
+function wordInfoOf(w: string): WordInfo {
+  const s = stem(w);
+  return {
+    word: w,
+    flags: (isFunctionWord(w) ? GRAMMAR : isStopword(w) || /^\d+$/.test(w) ? GENERIC : TOPICAL) | (isProgrammingStem(s) ? PROGRAMMING : 0),
+    stem: s,
+  };
 }
+
+// Texts are new far more often than their words, and plan vocabularies are small and repeat across plans and
+// groups: each word is found in the table while the text is scanned, and no word is stemmed twice.
+const WORD_INFO_MAX = 50_000;
+const wordInfos = new WordTable(wordInfoOf, WORD_INFO_MAX);
+const wordInfo = (w: string): WordInfo => wordInfos.read(w).entries[0]!;
 
 function textOf(text: string, label: boolean): Text {
   const lowered = text.toLowerCase();
-  const { texts: plain, bounds } = words(lowered);
-  const n = plain.length;
+  const { entries, bounds } = wordInfos.read(lowered);
+  const n = entries.length;
+  const plain = new Array<string>(n);
   const flags = new Uint8Array(n);
   const stems = new Array<string>(n);
   for (let i = 0; i < n; i++) {
-    const info = wordInfo(plain[i]!);
+    const info = entries[i]!;
+    plain[i] = info.word;
     flags[i] = info.flags;
     stems[i] = info.stem;
   }

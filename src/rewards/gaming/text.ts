@@ -39,6 +39,84 @@ export function words(lowered: string): Words {
   return { texts, bounds };
 }
 
+/** What a table of known words keeps of each: the word, and what its maker derived from it. */
+export interface KnownWord {
+  readonly word: string;
+}
+
+interface Slot<T> {
+  entry: T;
+  next: Slot<T> | undefined;
+}
+
+const TABLE_BITS = 16;
+
+/**
+ * The words of lowered texts as `words` finds them, each looked up in a table of the words seen before, by
+ * a hash computed while scanning: a known word costs no new string and no string hashing, and its entry
+ * (what `make` derived from it once) comes with it. Fresh text is mostly known words in new sentences.
+ * Past `max` entries the table starts again.
+ */
+export class WordTable<T extends KnownWord> {
+  private slots = new Array<Slot<T> | undefined>(1 << TABLE_BITS);
+  private size = 0;
+
+  constructor(
+    private readonly make: (word: string) => T,
+    private readonly max: number,
+  ) {}
+
+  /** The entries of `lowered`'s words, in order, and where word i lies: [bounds[2i], bounds[2i + 1]). */
+  read(lowered: string): { entries: T[]; bounds: number[] } {
+    const entries: T[] = [];
+    const bounds: number[] = [];
+    // The scan of `words`, hashing (FNV-1a) each word's characters as it goes.
+    for (let i = 0; i < lowered.length; ) {
+      let c = lowered.charCodeAt(i);
+      if (!isAlnum(c)) {
+        i++;
+        continue;
+      }
+      const start = i;
+      let h = 0x811c9dc5;
+      do {
+        h = Math.imul(h ^ c, 16777619);
+        c = lowered.charCodeAt(++i);
+      } while (inWord(c));
+      if (c === 39 /* ' */ && isLetter(lowered.charCodeAt(i + 1))) {
+        h = Math.imul(h ^ c, 16777619);
+        c = lowered.charCodeAt(++i);
+        do {
+          h = Math.imul(h ^ c, 16777619);
+          c = lowered.charCodeAt(++i);
+        } while (isLetter(c));
+      }
+      entries.push(this.lookup(lowered, start, i, h));
+      bounds.push(start, i);
+    }
+    return { entries, bounds };
+  }
+
+  private lookup(text: string, start: number, end: number, hash: number): T {
+    const at = hash & ((1 << TABLE_BITS) - 1);
+    const length = end - start;
+    slots: for (let s = this.slots[at]; s !== undefined; s = s.next) {
+      const w = s.entry.word;
+      if (w.length !== length) continue;
+      for (let k = 0; k < length; k++) if (w.charCodeAt(k) !== text.charCodeAt(start + k)) continue slots;
+      return s.entry;
+    }
+    if (this.size >= this.max) {
+      this.slots = new Array<Slot<T> | undefined>(1 << TABLE_BITS);
+      this.size = 0;
+    }
+    const entry = this.make(text.slice(start, end));
+    this.slots[at] = { entry, next: this.slots[at] };
+    this.size++;
+    return entry;
+  }
+}
+
 /** The words a span of characters [start, end) touches, as word indices [from, to). */
 export function touched(bounds: readonly number[], start: number, end: number): [from: number, to: number] {
   const n = bounds.length / 2;

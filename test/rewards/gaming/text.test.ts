@@ -2,7 +2,7 @@
 // of which word covers a span, and runs joined into strings.
 import t from 'tap';
 import { mulberry32 } from '../../../src/common/rng.js';
-import { touched, WordRuns, words } from '../../../src/rewards/gaming/text.js';
+import { touched, WordRuns, WordTable, words } from '../../../src/rewards/gaming/text.js';
 
 const WORD = /[a-z0-9][a-z0-9+#]*(?:'[a-z]+)?/g;
 const reference = (lowered: string) => [...lowered.matchAll(WORD)].map((m) => ({ text: m[0], start: m.index, end: m.index + m[0].length }));
@@ -24,6 +24,46 @@ t.test('words are the matches of the word regex, with their places', async (t) =
     if (JSON.stringify(scanned(text)) !== JSON.stringify(reference(text))) differ++;
   }
   t.equal(differ, 0, 'random texts read differently');
+});
+
+t.test('a table of known words reads what words() reads, one entry per distinct word, and starts again when full', async (t) => {
+  let made = 0;
+  const small = new WordTable((word) => ({ word, n: made++ }), 200);
+  const large = new WordTable((word) => ({ word }), 1_000_000);
+  let differ = 0;
+  let split = 0;
+  let shared = 0;
+  for (let k = 0; k < 3000; k++) {
+    const text = randomText(40);
+    const plain = JSON.stringify([words(text).texts, words(text).bounds]);
+    for (const table of [small, large]) {
+      const { entries, bounds } = table.read(text);
+      if (JSON.stringify([entries.map((e) => e.word), bounds]) !== plain) differ++;
+    }
+    // In a table that never starts again, a word has one entry, however often it is read.
+    const byWord = new Map<string, object>();
+    for (const e of [...large.read(text).entries, ...large.read(text).entries]) {
+      const seen = byWord.get(e.word);
+      if (seen === undefined) byWord.set(e.word, e);
+      else if (seen === e) shared++;
+      else split++;
+    }
+  }
+  t.equal(differ, 0, 'random texts read differently');
+  t.equal(split, 0, 'a word with two entries');
+  t.ok(shared > 1000, `repeated words share their entry (${shared} times)`);
+  t.ok(made > 200, `the small table started again past its bound (${made} entries made)`);
+  // Many words, most of them sharing a slot with others: each is still itself.
+  const ws = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}`);
+  t.same(
+    large.read(ws.join(' ')).entries.map((e) => e.word),
+    ws,
+  );
+  t.same(
+    large.read(ws.join(' ')).entries.map((e) => e.word),
+    ws,
+    'and read again from the table',
+  );
 });
 
 t.test('the words a span touches are those a per-character map of words gives', async (t) => {
