@@ -10,7 +10,7 @@ import { tempStateDir } from './support/app.js';
 const start = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start;
 
 t.test('SIGTERM to the start command stops the service', async (t) => {
-  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', WORKERS: '1', STATE_DIR: tempStateDir() };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', WORKERS: '1', STATE_DIR: tempStateDir() };
   delete env.NODE_OPTIONS;
   delete env.NODE_V8_COVERAGE;
   // A process group of its own: whatever is left of it is killed at the end, a service left alone included.
