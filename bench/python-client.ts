@@ -1,7 +1,7 @@
 // `npm run bench:python-client`: the Python client's TRL reward function (`PlanReward`, clients/python) end to end,
-// called from Python as TRL calls it (bench/python_client.py) with 64 groups × 8 realistic plans (64 prompts,
-// learner profiles in the dataset's `profile` column, conversational prompts and completions), one call per
-// training step into one run, against the service started as `npm start` starts it. BENCH_ROUNDS measured calls
+// called from Python as TRL calls it (bench/python_client.py) with 64 groups × 8 plans of fresh text (a new
+// batch each call, bench/fresh-plans.ts: no call repeats a sentence of another; 64 prompts, learner profiles in
+// the dataset's `profile` column, conversational prompts and completions), one call per training step into one run, against the service started as `npm start` starts it. BENCH_ROUNDS measured calls
 // (default 40, after 5 warm-up calls): p50 and p90 of a call, and beside each call its json floor, Python's
 // json.dumps of the request body it sent plus json.loads of the response it received. The system python3
 // (the client is standard library only), or PYTHON. Writes bench/results/python-client.json.
@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { benchBatch } from './realistic-plans.js';
+import { freshBatch } from './fresh-plans.js';
 import { writeResult } from './results.js';
 import { startBuiltService } from './service.js';
 import { quantile as q } from './stats.js';
@@ -23,12 +23,13 @@ const root = process.env.BENCH_ROOT ? pathToFileURL(`${resolve(process.env.BENCH
 const HARNESS = fileURLToPath(new URL('python_client.py', import.meta.url));
 const round2 = (x: number) => Number(x.toFixed(2));
 
-// 64 prompts, each with its learner and 8 sampled plans.
-const batch = benchBatch(64, 8);
-const groups = batch.groups.map((g, i) => ({ prompt: `${g.query} (learner request ${i + 1})`, profile: g.profile, completions: g.completions }));
+// Per call, 64 prompts, each with its learner and 8 sampled plans, all new.
+const batches = Array.from({ length: WARMUP + ROUNDS }, (_, k) => ({
+  groups: freshBatch(50_000 + k, 64, 8).groups.map((g, i) => ({ prompt: `${g.query} (learner request ${i + 1})`, profile: g.profile, completions: g.completions })),
+}));
 const dir = mkdtempSync(join(tmpdir(), 'python-client-'));
-const file = join(dir, 'batch.json');
-writeFileSync(file, JSON.stringify({ groups }));
+const file = join(dir, 'batches.json');
+writeFileSync(file, JSON.stringify({ batches }));
 
 const { base, child } = await startBuiltService({}, root);
 let out: { call_ms: number[]; floor_ms: number[]; request_bytes: number; response_bytes: number; groups_in_request: number; python: string };
@@ -49,6 +50,7 @@ await new Promise((r) => child.on('exit', r));
 const ratios = out.call_ms.map((ms, i) => ms / out.floor_ms[i]!);
 const result = {
   batch: '64 groups × 8 plans',
+  text: 'fresh',
   plans: 512,
   python: out.python,
   calls: out.call_ms.length,

@@ -2,7 +2,8 @@
 
     PYTHONPATH=clients/python python3 python_client.py URL RUN_ID BATCH.json WARMUP CALLS
 
-BATCH.json: {"groups": [{"prompt", "profile", "completions": [...]}, ...]}. Each call passes every group's
+BATCH.json: {"batches": [{"groups": [{"prompt", "profile", "completions": [...]}, ...]}, ...]}, call k taking
+batch k (fresh text: no call repeats a sentence of another). Each call passes every group's
 samples as huggingface/trl@f2cd577 trl/trainer/grpo_trainer.py:1612-1703 (_calculate_rewards) does, as
 clients/python/tests/test_trainer_calls.py (TrlCallsTest.call) does: keyword arguments only, prompts and
 completions in conversational form, completion_ids, the profile column, trainer_state (global_step = the
@@ -42,21 +43,26 @@ class _Observed:
 def main():
     url, run_id, path, warmup, calls = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
     with open(path, encoding="utf-8") as f:
-        groups = json.load(f)["groups"]
-    prompts, completions, profiles = [], [], []
-    for g in groups:
-        for c in g["completions"]:
-            prompts.append([{"role": "user", "content": g["prompt"]}])
-            completions.append([{"role": "assistant", "content": c}])
-            profiles.append(g["profile"])
-    completion_ids = [[1, 2]] * len(completions)
+        batches = json.load(f)["batches"]
+
+    def samples(groups):
+        prompts, completions, profiles = [], [], []
+        for g in groups:
+            for c in g["completions"]:
+                prompts.append([{"role": "user", "content": g["prompt"]}])
+                completions.append([{"role": "assistant", "content": c}])
+                profiles.append(g["profile"])
+        return prompts, completions, profiles
+
     observed = _Observed()
     client_module.json = observed
-    reward = PlanReward(Client(url, run_id=run_id), num_generations=len(groups[0]["completions"]))
+    reward = PlanReward(Client(url, run_id=run_id), num_generations=len(batches[0]["groups"][0]["completions"]))
 
     call_ms, floor_ms = [], []
     for step in range(warmup + calls):
         logged, metrics = {}, {}
+        prompts, completions, profiles = samples(batches[step % len(batches)]["groups"])
+        completion_ids = [[1, 2]] * len(completions)
         observed.body = observed.text = None
         t = time.perf_counter()
         rewards = reward(prompts=prompts, completions=completions, completion_ids=completion_ids, profile=profiles,
