@@ -10,11 +10,16 @@ import { tempStateDir } from './support/app.js';
 const start = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start;
 
 t.test('SIGTERM to the start command stops the service', async (t) => {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', WORKERS: '1', STATE_DIR: tempStateDir() };
-  delete env.NODE_OPTIONS;
-  delete env.NODE_V8_COVERAGE;
+  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', WORKERS: '1', STATE_DIR: tempStateDir() };
+  // Through `env -u`, as plainNode does: tap adds its hooks to the environment of every process the test
+  // starts, and the built service would otherwise report its coverage as a second copy of the sources'.
   // A process group of its own: whatever is left of it is killed at the end, a service left alone included.
-  const child = spawn('sh', ['-c', start], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+  const child = spawn('env', ['-u', 'NODE_OPTIONS', '-u', 'NODE_V8_COVERAGE', 'sh', '-c', start], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
+  });
   t.teardown(() => {
     try {
       process.kill(-child.pid!, 'SIGKILL');
