@@ -25,7 +25,11 @@ const round2 = (x: number) => Number(x.toFixed(2));
 
 // Per call, 64 prompts, each with its learner and 8 sampled plans, all new.
 const batches = Array.from({ length: WARMUP + ROUNDS }, (_, k) => ({
-  groups: freshBatch(50_000 + k, 64, 8).groups.map((g, i) => ({ prompt: `${g.query} (learner request ${i + 1})`, profile: g.profile, completions: g.completions })),
+  groups: freshBatch(50_000 + k, 64, 8).groups.map((g, i) => ({
+    prompt: `${g.query} (learner request ${i + 1})`,
+    profile: g.profile,
+    completions: g.completions,
+  })),
 }));
 const dir = mkdtempSync(join(tmpdir(), 'python-client-'));
 const file = join(dir, 'batches.json');
