@@ -25,31 +25,33 @@ const volume = /^VOLUME (\S+)$/m.exec(finalStage)?.[1];
 const cmd = JSON.parse(/^CMD (\[.+\])$/m.exec(finalStage)![1]!) as string[];
 const workdir = /^WORKDIR (\S+)$/m.exec(finalStage)?.[1];
 
-// As root, the process runs as `nobody` (the image's `node` user). Where `nobody` cannot reach this checkout
-// (a clone under a private directory such as /root, 0700), it runs as root without the capabilities that let
-// root ignore file permissions: a read-only directory is read-only to it too. Otherwise, as ourselves in a
-// directory made read-only, which is what a root-owned WORKDIR is to the image's user.
-const root = userInfo().uid === 0;
-const nobodyIds = root
-  ? { uid: Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'nobody'], { encoding: 'utf8' })) }
-  : null;
-const nobody =
-  nobodyIds && spawnSync(process.execPath, ['-e', `require('node:fs').accessSync(${JSON.stringify(join(repo, 'dist/main.js'))})`], nobodyIds).status === 0
-    ? nobodyIds
-    : null;
+// Who runs the service. As root: `nobody` (the image's `node` user) where `nobody` can reach this checkout,
+// and root without the capabilities that let root ignore file permissions (a read-only directory is
+// read-only to it too), which is all a clone under a private directory (/root, 0700) allows; the tests run
+// as each that applies. Otherwise, ourselves, in a directory made read-only, which is what a root-owned
+// WORKDIR is to the image's user.
+type Identity = { name: string; wrap: string[]; ids: { uid?: number; gid?: number } };
 const PERMISSION_CAPS = '-dac_override,-dac_read_search,-fowner';
-
-/** `[command, args, options]` that run node with `args` as the image's user would run (see above). */
-function asImageUser(args: string[]): [string, string[], { uid?: number; gid?: number }] {
-  const [command, argv] = plainNode(args);
-  if (root && !nobody) return ['setpriv', ['--bounding-set', PERMISSION_CAPS, '--', command, ...argv], {}];
-  return [command, argv, nobody ?? {}];
+function identities(): Identity[] {
+  if (userInfo().uid !== 0) return [{ name: 'this user', wrap: [], ids: {} }];
+  const ids = {
+    uid: Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' })),
+    gid: Number(execFileSync('id', ['-g', 'nobody'], { encoding: 'utf8' })),
+  };
+  const reaches = spawnSync(process.execPath, ['-e', `require('node:fs').accessSync(${JSON.stringify(join(repo, 'dist/main.js'))})`], ids).status === 0;
+  const capless: Identity = { name: `root without ${PERMISSION_CAPS}`, wrap: ['setpriv', '--bounding-set', PERMISSION_CAPS, '--'], ids: {} };
+  return reaches ? [{ name: 'nobody', wrap: [], ids }, capless] : [capless];
 }
-if (root) t.comment(nobody ? 'the service runs as nobody' : `nobody cannot read ${repo}: the service runs as root without ${PERMISSION_CAPS}`);
 
-function writableDir(): string {
+/** `[command, args, options]` that run node with `args` as `who`. */
+function asImageUser(who: Identity, args: string[]): [string, string[], { uid?: number; gid?: number }] {
+  const [command, argv] = plainNode(args);
+  return who.wrap.length > 0 ? [who.wrap[0]!, [...who.wrap.slice(1), command, ...argv], who.ids] : [command, argv, who.ids];
+}
+
+function writableDir(who: Identity): string {
   const d = tempDir('image-data-');
-  if (nobody) chownSync(d, nobody.uid, nobody.gid);
+  if (who.ids.uid !== undefined) chownSync(d, who.ids.uid, who.ids.gid!);
   return d;
 }
 function readOnlyWorkdir(): string {
@@ -58,8 +60,11 @@ function readOnlyWorkdir(): string {
   return d;
 }
 
-function start(env: Record<string, string>) {
-  const [command, argv, user] = asImageUser(cmd.slice(1).map((a) => (a.startsWith('dist/') ? join(repo, a) : a)));
+function start(who: Identity, env: Record<string, string>) {
+  const [command, argv, user] = asImageUser(
+    who,
+    cmd.slice(1).map((a) => (a.startsWith('dist/') ? join(repo, a) : a)),
+  );
   const child = spawn(command, argv, {
     cwd: readOnlyWorkdir(),
     env: { PATH: process.env.PATH!, ...env, PORT: '0', HOST: '127.0.0.1', WORKERS: '1' },
@@ -89,39 +94,41 @@ t.test('the final stage declares the state volume and points STATE_DIR at it', a
   t.match(finalStage, /chown node:node \/data/);
 });
 
-t.test("with the image's environment, as an unprivileged user in a directory it cannot write: serves and keeps state on the volume", async (t) => {
-  const data = writableDir();
-  const s = start({ ...imageEnv, STATE_DIR: data });
-  t.teardown(() => s.child.kill('SIGKILL'));
-  const base = await s.listening;
-  for (let i = 0; ; i++) {
-    const ready = await fetch(`${base}/ready`);
-    if (ready.status === 200) break;
-    if (i > 300) throw new Error('never ready');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const scored = await fetch(`${base}/score-plan`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...EXAMPLE_SCORE_REQUEST, run_id: 'img', step: 0 }),
-  });
-  t.equal(scored.status, 200);
-  t.equal(((await scored.json()) as { run: { counted: boolean } }).run.counted, true);
-  t.ok(existsSync(join(data, 'runs.sqlite')), 'run state is on the volume');
-  s.child.kill('SIGTERM');
-  t.equal(await s.exited, 0, `SIGTERM drains and exits 0: ${s.output()}`);
+for (const who of identities()) {
+  t.test(`with the image's environment, as ${who.name} in a directory it cannot write: serves and keeps state on the volume`, async (t) => {
+    const data = writableDir(who);
+    const s = start(who, { ...imageEnv, STATE_DIR: data });
+    t.teardown(() => s.child.kill('SIGKILL'));
+    const base = await s.listening;
+    for (let i = 0; ; i++) {
+      const ready = await fetch(`${base}/ready`);
+      if (ready.status === 200) break;
+      if (i > 300) throw new Error('never ready');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const scored = await fetch(`${base}/score-plan`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...EXAMPLE_SCORE_REQUEST, run_id: 'img', step: 0 }),
+    });
+    t.equal(scored.status, 200);
+    t.equal(((await scored.json()) as { run: { counted: boolean } }).run.counted, true);
+    t.ok(existsSync(join(data, 'runs.sqlite')), 'run state is on the volume');
+    s.child.kill('SIGTERM');
+    t.equal(await s.exited, 0, `SIGTERM drains and exits 0: ${s.output()}`);
 
-  // `plan-reward backup` as `docker compose exec` runs it: through the image's link on the PATH, with its environment.
-  const [command, argv, user] = asImageUser([planRewardLink(), 'backup', join(data, 'backup.sqlite')]);
-  const backup = spawnSync(command, argv, {
-    cwd: readOnlyWorkdir(),
-    env: { PATH: process.env.PATH!, ...imageEnv, STATE_DIR: data },
-    encoding: 'utf8',
-    ...user,
+    // `plan-reward backup` as `docker compose exec` runs it: through the image's link on the PATH, with its environment.
+    const [command, argv, user] = asImageUser(who, [planRewardLink(), 'backup', join(data, 'backup.sqlite')]);
+    const backup = spawnSync(command, argv, {
+      cwd: readOnlyWorkdir(),
+      env: { PATH: process.env.PATH!, ...imageEnv, STATE_DIR: data },
+      encoding: 'utf8',
+      ...user,
+    });
+    t.equal(backup.status, 0, backup.stderr);
+    t.match(backup.stdout, /^backed up .*runs\.sqlite to .*backup\.sqlite \(1 runs\)$/m);
   });
-  t.equal(backup.status, 0, backup.stderr);
-  t.match(backup.stdout, /^backed up .*runs\.sqlite to .*backup\.sqlite \(1 runs\)$/m);
-});
+}
 
 /** The image's `plan-reward` link, made here to this checkout's bin/ (the image's WORKDIR). */
 function planRewardLink(): string {
@@ -144,12 +151,14 @@ t.test('plan-reward is on the PATH: a link to the bin/ the final stage copies', 
   t.match(key.stdout, /^[A-Za-z0-9_-]{43}\n$/);
 });
 
-t.test('without the volume (STATE_DIR left at ./state in the read-only WORKDIR) it refuses to start, saying why', async (t) => {
-  const env = { ...imageEnv };
-  delete env.STATE_DIR;
-  const s = start(env);
-  t.teardown(() => s.child.kill('SIGKILL'));
-  await t.rejects(s.listening);
-  t.not(await s.exited, 0);
-  t.match(s.output(), /cannot keep run state in \.\/state \(STATE_DIR.*EACCES/);
-});
+for (const who of identities()) {
+  t.test(`without the volume (STATE_DIR left at ./state in the read-only WORKDIR), as ${who.name}, it refuses to start, saying why`, async (t) => {
+    const env = { ...imageEnv };
+    delete env.STATE_DIR;
+    const s = start(who, env);
+    t.teardown(() => s.child.kill('SIGKILL'));
+    await t.rejects(s.listening);
+    t.not(await s.exited, 0);
+    t.match(s.output(), /cannot keep run state in \.\/state \(STATE_DIR.*EACCES/);
+  });
+}
