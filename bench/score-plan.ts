@@ -17,18 +17,19 @@ const { scoreGroups, DEFAULT_SCORING } = (await import(
 )) as typeof import('../src/scoring/score-groups.js');
 
 // The word-level reading alone, as the gaming signals do it for every sentence of fresh text: lowercase,
-// split into words, look each word up (kind and stem, kept across requests as the service keeps them) and
-// find the phase cues. Every reward that judges what a step says needs at least this much.
-const { words, stem, isFunctionWord, isStopword } = (await import(
+// split into words with each word's kind and stem found in the service's own table of known words (kept
+// across requests as the service keeps it), and find the phase cues. Every reward that judges what a step
+// says needs at least this much.
+const { WordTable, stem, isFunctionWord, isStopword } = (await import(
   new URL('../dist/rewards/gaming/text.js', import.meta.url).href
 )) as typeof import('../src/rewards/gaming/text.js');
 const { cueSpans } = (await import(new URL('../dist/rewards/pedagogy/reward.js', import.meta.url).href)) as typeof import('../src/rewards/pedagogy/reward.js');
-const wordKinds = new Map<string, { kind: number; stem: string }>();
+const wordKinds = new WordTable((word) => ({ word, kind: isFunctionWord(word) ? 0 : isStopword(word) ? 1 : 2, stem: stem(word) }), 50_000);
 function wordReadingMs(sentences: readonly string[]): number {
   const t = performance.now();
   for (const sentence of sentences) {
     const lowered = sentence.toLowerCase();
-    for (const w of words(lowered).texts) if (!wordKinds.has(w)) wordKinds.set(w, { kind: isFunctionWord(w) ? 0 : isStopword(w) ? 1 : 2, stem: stem(w) });
+    wordKinds.read(lowered);
     cueSpans(lowered);
   }
   return performance.now() - t;
