@@ -687,6 +687,12 @@ function renderRevealsFix(r: BenchResult<RevealsFixFigures>): string {
 }
 
 // --- a stalled SQLite write (bench/slow-store.ts) ---
+/** How many answers of each status, as "12 × 200, 3 × 503". */
+const statusCounts = (statuses: Record<string, number>) =>
+  Object.entries(statuses)
+    .map(([code, n]) => `${n} × ${code}`)
+    .join(', ');
+
 interface SlowStoreFigures {
   hold_ms: number;
   health_probes: number;
@@ -697,13 +703,10 @@ interface SlowStoreFigures {
 }
 function renderSlowStore(r: BenchResult<SlowStoreFigures>): string {
   const s = r.figures;
-  const statuses = Object.entries(s.run_statuses)
-    .map(([code, n]) => `${n} × ${code}`)
-    .join(', ');
   return (
     `${measuredOn(r, 'node --import tsx bench/slow-store.ts')} Another process held \`runs.sqlite\`'s write lock for ${int(s.hold_ms)} ms while ` +
     `${s.run_requests} run requests waited for it: ${s.health_probes} \`/health\` probes meanwhile took ${f(s.health_ms.p50)} ms at the median, ` +
-    `${f(s.health_ms.p99)} ms at p99 and ${f(s.health_ms.max)} ms at most; the run requests got ${statuses}, the last after ${int(s.run_ms_max)} ms.`
+    `${f(s.health_ms.p99)} ms at p99 and ${f(s.health_ms.max)} ms at most; the run requests got ${statusCounts(s.run_statuses)}, the last after ${int(s.run_ms_max)} ms.`
   );
 }
 
@@ -721,13 +724,10 @@ interface SlowDiskFigures {
 }
 function renderSlowDisk(r: BenchResult<SlowDiskFigures>): string {
   const s = r.figures;
-  const statuses = Object.entries(s.run_statuses)
-    .map(([code, n]) => `${n} × ${code}`)
-    .join(', ');
   return (
     `${measuredOn(r, 'node --import tsx bench/slow-disk.ts')} Every write and sync in \`STATE_DIR\` waited ${s.slow_ms_per_write} ms (test/fixtures/slow-write) ` +
     `while two clients sent run requests back to back for ${s.seconds} s: ${s.health_probes} \`/health\` probes took ${f(s.health_ms.p50)} ms at the median, ` +
-    `${f(s.health_ms.p99)} ms at p99 and ${f(s.health_ms.max)} ms at most; the ${s.run_requests} run requests got ${statuses} ` +
+    `${f(s.health_ms.p99)} ms at p99 and ${f(s.health_ms.max)} ms at most; the ${s.run_requests} run requests got ${statusCounts(s.run_statuses)} ` +
     `(p50 ${int(s.run_ms.p50)} ms, p99 ${int(s.run_ms.p99)} ms); ${s.acknowledged} acknowledged, ${s.counted} counted by the run.`
   );
 }

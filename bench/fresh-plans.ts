@@ -433,6 +433,12 @@ export function freshBatch(round: number, groups = 64, plansPerGroup = 8): Fresh
   };
 }
 
+/** Round `round`'s body as JSON text without `run_id`: counted into the default run, as a trainer's requests are. */
+export function freshRunText(round: number, groups = 64, plansPerGroup = 8): string {
+  const { run_id: _stateless, ...body } = freshBatch(round, groups, plansPerGroup);
+  return JSON.stringify(body);
+}
+
 /** The same round's body with the templates as they are, unreworded: what freshBatch rewords, for comparison. */
 export function templateBatch(round: number, groups = 64, plansPerGroup = 8): FreshBody {
   return {

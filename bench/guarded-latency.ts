@@ -19,7 +19,7 @@ import type { ScorePlanRequest } from '../src/contracts/score-plan.js';
 import { CLIENT_WARM_UP, type ClientRequest, freshClientMs, stagesOf } from './fresh-client.js';
 import { type FreshBody, freshBatch, sentencesOf } from './fresh-plans.js';
 import { type GuardedLatencyFigures, renderGuardedLatency } from './guarded-latency-figures.js';
-import { benchBatch, parseAll, payloadsOf } from './realistic-plans.js';
+import { benchBatch, parseAll, parseBody, payloadsOf } from './realistic-plans.js';
 import { readResult, writeResult } from './results.js';
 import { startBuiltService } from './service.js';
 
@@ -93,12 +93,6 @@ function fresh(round: number): FreshBody {
   return b;
 }
 const withProfile = (b: object, profile: Profile) => ({ ...b, options: { reward_profile: profile } });
-
-/** JSON.parse of a body and of every completion in it: the floor the scoring is held against. */
-function parseBody(text: string): void {
-  const req = JSON.parse(text) as FreshBody;
-  for (const g of req.groups) for (const c of g.completions) JSON.parse(c);
-}
 
 function timeScore(text: string, profile: Profile, score = (req: ScorePlanRequest) => scoreGroups(req, limits, DEFAULT_SCORING)): number {
   const req = withProfile(JSON.parse(text) as object, profile) as ScorePlanRequest; // untimed: the body as the route hands it over

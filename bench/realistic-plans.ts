@@ -159,3 +159,8 @@ export function parseAll(payloads: readonly string[]): void {
     }
   }
 }
+
+/** JSON.parse of a /score-plan body and of every completion in it: all a scorer must read. */
+export function parseBody(text: string): void {
+  for (const g of (JSON.parse(text) as { groups: { completions: string[] }[] }).groups) parseAll(g.completions);
+}

@@ -6,8 +6,8 @@
 import { DEFAULT_PLAN_LIMITS } from '../src/plan/parse.js';
 import { performance } from 'node:perf_hooks';
 import { CLIENT_WARM_UP, freshClientMs, stagesOf } from './fresh-client.js';
-import { freshBatch, sentencesOf } from './fresh-plans.js';
-import { benchBatch } from './realistic-plans.js';
+import { freshRunText, sentencesOf } from './fresh-plans.js';
+import { benchBatch, parseBody } from './realistic-plans.js';
 import { writeResult } from './results.js';
 import { startBuiltService } from './service.js';
 
@@ -53,25 +53,12 @@ const templateText = JSON.stringify(template);
 const IN_PROCESS_ROUND = (i: number) => 30_000 + i;
 const HTTP_ROUND = (i: number) => 40_000 + i;
 const WARM_UP_ROUND = 49_999;
-// Without run_id: counted into the default run, as the template batch and a trainer's requests are.
-const freshText = (round: number) => {
-  const { run_id: _stateless, ...body } = freshBatch(round, 64, 8);
-  return JSON.stringify(body);
-};
+const freshText = (round: number) => freshRunText(round, 64, 8);
 
-/** The floor: JSON.parse of the body and of every completion in it, all a scorer must read. */
+/** The floor: JSON.parse of the body and of every completion in it. */
 function parseMs(text: string): number {
   const t = performance.now();
-  const body = JSON.parse(text) as { groups: { completions: string[] }[] };
-  for (const g of body.groups) {
-    for (const c of g.completions) {
-      try {
-        JSON.parse(c);
-      } catch {
-        // truncated or fenced completions fail here; the scorer reads them its own way
-      }
-    }
-  }
+  parseBody(text);
   return performance.now() - t;
 }
 function scoreMs(text: string): number {

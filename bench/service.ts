@@ -2,6 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
+/** A process's resident memory, MiB (Linux). */
+export const residentMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
 /**
  * The production build in its own process, started as `npm start` starts it; resolves with its address
  * once it is ready and every capability has loaded, so no measurement overlaps model loading.

@@ -11,14 +11,14 @@
 // text each request; then each alone, its resident memory: idle, at its peak while four 4,096-plan
 // requests of fresh text arrive at once, and 30 s after. Prints one JSON object: per build, the median over
 // repetitions of each repetition's median, and every repetition's figure.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { freshBatch } from '../bench/fresh-plans.js';
-import { benchBatch } from '../bench/realistic-plans.js';
+import { freshRunText } from '../bench/fresh-plans.js';
+import { benchBatch, parseBody } from '../bench/realistic-plans.js';
 import { freshClientMs } from '../bench/fresh-client.js';
-import { startBuiltService } from '../bench/service.js';
+import { residentMb, startBuiltService } from '../bench/service.js';
 
 const [beforeDir, afterDir, reps = '3'] = process.argv.slice(2);
 if (!beforeDir || !afterDir) throw new Error('usage: compare-builds.ts BEFORE_DIR AFTER_DIR [REPETITIONS]');
@@ -45,26 +45,14 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 const round = (x: number, digits = 2) => Number(x.toFixed(digits));
-/** JSON.parse of the body and of each completion in it. */
 function parseMs(text: string): number {
   const t = performance.now();
-  for (const g of (JSON.parse(text) as { groups: { completions: string[] }[] }).groups) {
-    for (const c of g.completions) {
-      try {
-        JSON.parse(c);
-      } catch {
-        // a truncated completion fails here as it does in the scorer
-      }
-    }
-  }
+  parseBody(text);
   return performance.now() - t;
 }
-// Fresh text counted into the default run, as a trainer's requests are; each round number a new batch.
+// Fresh text counted into the default run; each round number a new batch.
 let freshRound = 60_000;
-const freshText = (groups = 64) => {
-  const { run_id: _stateless, ...body } = freshBatch(freshRound++, groups, 8);
-  return JSON.stringify(body);
-};
+const freshText = (groups = 64) => freshRunText(freshRound++, groups, 8);
 const template = JSON.stringify(benchBatch(64, 8));
 
 /** Each build's scoring ÷ JSON.parse, one repetition: the median over rounds of each round's ratio. */
@@ -83,18 +71,16 @@ function inProcess(builds: Build[], next: () => string): Record<string, number> 
   return { before: median(ratios.before!), after: median(ratios.after!) };
 }
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-
 /** A build's resident memory: idle once ready, the peak while four 4,096-plan requests arrive at once, 30 s after. */
 async function memory(b: Build): Promise<{ idle: number; peak: number; after_30s: number }> {
   const state = mkdtempSync(join(tmpdir(), 'compare-builds-'));
   const { base, child } = await startBuiltService({ STATE_DIR: state }, b.root);
   try {
     await new Promise((r) => setTimeout(r, 5000));
-    const idle = rssMb(child.pid!);
+    const idle = residentMb(child.pid!);
     const bodies = Array.from({ length: 4 }, () => freshText(512));
     let peak = idle;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(child.pid!))), 50);
+    const sampler = setInterval(() => (peak = Math.max(peak, residentMb(child.pid!))), 50);
     await Promise.all(
       bodies.map(async (body) => {
         const res = await fetch(`${base}/score-plan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
@@ -104,7 +90,7 @@ async function memory(b: Build): Promise<{ idle: number; peak: number; after_30s
     );
     await new Promise((r) => setTimeout(r, 30_000));
     clearInterval(sampler);
-    return { idle: round(idle, 0), peak: round(peak, 0), after_30s: round(rssMb(child.pid!), 0) };
+    return { idle: round(idle, 0), peak: round(peak, 0), after_30s: round(residentMb(child.pid!), 0) };
   } finally {
     child.kill();
     rmSync(state, { recursive: true, force: true });
