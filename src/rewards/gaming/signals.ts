@@ -38,21 +38,32 @@ interface TopicMarks {
   ids: Map<string, number>;
   marks: Int32Array;
   plan: number;
+  /** Per stem number: 1 when the stem matches a query stem (stemsMatch), taken once per group. */
+  query: Uint8Array;
+  /** Per stem number: the last sentence that counted it (`sentence`), so each sentence counts a stem once. */
+  seen: Int32Array;
+  sentence: number;
 }
 
-const topicMarks = (): TopicMarks => ({ ids: new Map(), marks: new Int32Array(64), plan: 0 });
+const topicMarks = (): TopicMarks => ({ ids: new Map(), marks: new Int32Array(64), plan: 0, query: new Uint8Array(64), seen: new Int32Array(64), sentence: 0 });
 
-/** The number of a stem in the group, given on first sight. */
-function topicId(t: TopicMarks, stem: string): number {
+function grown<A extends Int32Array | Uint8Array>(a: A, length: number): A {
+  if (length < a.length) return a;
+  const b = new (a.constructor as new (n: number) => A)(a.length * 2);
+  b.set(a);
+  return b;
+}
+
+/** The number of a stem in the group, given on first sight, when whether it matches the query is taken. */
+function topicId(t: TopicMarks, stem: string, queryStems: readonly string[] | null): number {
   let id = t.ids.get(stem);
   if (id === undefined) {
     id = t.ids.size;
     t.ids.set(stem, id);
-    if (id >= t.marks.length) {
-      const grown = new Int32Array(t.marks.length * 2);
-      grown.set(t.marks);
-      t.marks = grown;
-    }
+    t.marks = grown(t.marks, id);
+    t.query = grown(t.query, id);
+    t.seen = grown(t.seen, id);
+    t.query[id] = queryStems !== null && matchesAny(stem, queryStems) ? 1 : 0;
   }
   return id;
 }
@@ -258,19 +269,20 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
   const { lowered, plain, bounds, flags, cues, asks, stems } = readText(text, label);
   const n = plain.length;
   if (marks.length < n) marks = new Uint8Array(2 * n);
-  marks.fill(0, 0, n);
+  const mk = marks;
+  mk.fill(0, 0, n);
   const spans = ctx.coverage?.phraseSpans(lowered) ?? NO_SPANS;
   for (const span of spans) {
     const [from, to] = touched(bounds, span.start, span.end);
-    for (let i = from; i < to; i++) marks[i]! |= IN_SIGNAL;
+    for (let i = from; i < to; i++) mk[i]! |= IN_SIGNAL;
   }
   // A run shared with the query or profile is copied when it carries a word besides profile phrases and
   // grammar: "in Objective-C" is how anyone names the learner's language, not a paste.
   if (!ctx.copySource.empty) {
     for (let i = 0; i + R.copiedRun <= n; i++) {
       let carries = false;
-      for (let j = i; j < i + R.copiedRun && !carries; j++) carries = (marks[j]! & IN_SIGNAL) === 0 && (flags[j]! & KIND) !== GRAMMAR;
-      if (carries && ctx.copySource.has(plain, i)) for (let j = i; j < i + R.copiedRun; j++) marks[j]! |= COPIED;
+      for (let j = i; j < i + R.copiedRun && !carries; j++) carries = (mk[j]! & IN_SIGNAL) === 0 && (flags[j]! & KIND) !== GRAMMAR;
+      if (carries && ctx.copySource.has(plain, i)) for (let j = i; j < i + R.copiedRun; j++) mk[j]! |= COPIED;
     }
   }
   let named: Set<string> | undefined;
@@ -279,7 +291,7 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
     if (id === undefined) continue;
     let copied = false;
     const [from, to] = touched(bounds, span.start, span.end);
-    for (let i = from; i < to && !copied; i++) copied = (marks[i]! & COPIED) !== 0;
+    for (let i = from; i < to && !copied; i++) copied = (mk[i]! & COPIED) !== 0;
     if (!copied) (named ??= new Set()).add(id);
   }
   let grammar = 0;
@@ -291,6 +303,8 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
   // topic. Distinct stems have distinct numbers, so the query's words are counted as numbers are first seen.
   const topics: number[] = [];
   const q = ctx.queryStems;
+  const t = ctx.topic;
+  const sentence = ++t.sentence;
   let queryWords = 0;
   for (let i = 0; i < n; i++) {
     const f = flags[i]!;
@@ -300,14 +314,14 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
       continue;
     }
     content++;
-    const m = marks[i]!;
+    const m = mk[i]!;
     if (m & IN_SIGNAL) signalWords++;
     else if (k === TOPICAL && !(f & IN_CUE)) {
-      const s = stems[i]!;
-      const id = topicId(ctx.topic, s);
-      if (!topics.includes(id)) {
+      const id = topicId(t, stems[i]!, q);
+      if (t.seen[id] !== sentence) {
+        t.seen[id] = sentence;
         topics.push(id);
-        if (q !== null && matchesAny(s, q)) queryWords++;
+        queryWords += t.query[id]!;
       }
       onTopic ||= (f & PROGRAMMING) !== 0;
       if (!(m & COPIED) && !ctx.profileWords.has(plain[i]!)) {

@@ -44,12 +44,10 @@ export interface KnownWord {
   readonly word: string;
 }
 
-interface Slot<T> {
-  entry: T;
-  next: Slot<T> | undefined;
-}
-
-const TABLE_BITS = 16;
+// Open addressing over a power of two: each slot holds a word's full hash beside its entry, so a probe
+// that meets another word is told apart by one number, without reaching the word's string.
+const TABLE_BITS = 17;
+const EMPTY = 0;
 
 /**
  * The words of lowered texts as `words` finds them, each looked up in a table of the words seen before, by
@@ -58,13 +56,17 @@ const TABLE_BITS = 16;
  * Past `max` entries the table starts again.
  */
 export class WordTable<T extends KnownWord> {
-  private slots = new Array<Slot<T> | undefined>(1 << TABLE_BITS);
+  private hashes = new Int32Array(1 << TABLE_BITS);
+  private entries = new Array<T | undefined>(1 << TABLE_BITS);
   private size = 0;
 
   constructor(
     private readonly make: (word: string) => T,
     private readonly max: number,
-  ) {}
+  ) {
+    // A table fuller than half probes long runs; past `max` it starts again, so `max` bounds the load.
+    if (max > 1 << (TABLE_BITS - 1)) throw new RangeError(`a word table holds at most ${1 << (TABLE_BITS - 1)} words`);
+  }
 
   /** The entries of `lowered`'s words, in order, and where word i lies: [bounds[2i], bounds[2i + 1]). */
   read(lowered: string): { entries: T[]; bounds: number[] } {
@@ -91,27 +93,34 @@ export class WordTable<T extends KnownWord> {
           c = lowered.charCodeAt(++i);
         } while (isLetter(c));
       }
-      entries.push(this.lookup(lowered, start, i, h));
+      entries.push(this.lookup(lowered, start, i, h | 0 || 1));
       bounds.push(start, i);
     }
     return { entries, bounds };
   }
 
+  /** `hash` is never EMPTY. */
   private lookup(text: string, start: number, end: number, hash: number): T {
-    const at = hash & ((1 << TABLE_BITS) - 1);
+    const mask = (1 << TABLE_BITS) - 1;
     const length = end - start;
-    slots: for (let s = this.slots[at]; s !== undefined; s = s.next) {
-      const w = s.entry.word;
+    let at = hash & mask;
+    for (let h = this.hashes[at]!; h !== EMPTY; at = (at + 1) & mask, h = this.hashes[at]!) {
+      if (h !== hash) continue;
+      const w = this.entries[at]!.word;
       if (w.length !== length) continue;
-      for (let k = 0; k < length; k++) if (w.charCodeAt(k) !== text.charCodeAt(start + k)) continue slots;
-      return s.entry;
+      let k = 0;
+      while (k < length && w.charCodeAt(k) === text.charCodeAt(start + k)) k++;
+      if (k === length) return this.entries[at]!;
     }
     if (this.size >= this.max) {
-      this.slots = new Array<Slot<T> | undefined>(1 << TABLE_BITS);
+      this.hashes.fill(EMPTY);
+      this.entries.fill(undefined);
       this.size = 0;
+      at = hash & mask;
     }
     const entry = this.make(text.slice(start, end));
-    this.slots[at] = { entry, next: this.slots[at] };
+    this.hashes[at] = hash;
+    this.entries[at] = entry;
     this.size++;
     return entry;
   }
