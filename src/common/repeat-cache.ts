@@ -24,4 +24,10 @@ export class RepeatCache<V> {
     }
     return value;
   }
+
+  /** Forgets every text and reading: for readings that hold what their source has dropped. */
+  clear(): void {
+    this.kept.clear();
+    this.seen.clear();
+  }
 }

@@ -9,7 +9,7 @@ import { SCORED_PHASES } from '../pedagogy/phases.js';
 import { cueSpans, PHASE_BIT } from '../pedagogy/reward.js';
 import type { SignalCoverage } from '../personalization/reward.js';
 import { isProgrammingStem } from './topic.js';
-import { jaccardAtLeast } from '../../common/jaccard.js';
+import { jaccardAtLeast, type SetLike } from '../../common/jaccard.js';
 import { RepeatCache } from '../../common/repeat-cache.js';
 import { profileItems, profileText } from '../personalization/profile-text.js';
 import { isFunctionWord, isStopword, type KnownWord, sentences, stem, stemsMatch, touched, WordRuns, WordTable, words } from './text.js';
@@ -17,6 +17,8 @@ import { GAMING_THRESHOLDS, READING as R } from './thresholds.js';
 
 /** What the signals read of a rollout group besides its plans: built once per group. */
 export interface GamingContext {
+  /** This context's number, by which a word's entry knows what it was in the context last reading it (inContext). */
+  serial: number;
   coverage: SignalCoverage | null;
   /** Stems of the query's own words (not profile phrases, cues or function words); null without a query. */
   queryStems: string[] | null;
@@ -25,7 +27,7 @@ export interface GamingContext {
   /** Words of the profile's tags, skills and signals: named, they are the profile's words, not the plan's. */
   profileWords: Set<string>;
   /** Plan fields already read, by text, and the word sets of instructions. */
-  fields: { sentences: Map<string, RawSentence[]>; labels: Map<string, RawSentence[]>; wordSets: Map<string, Set<string>> };
+  fields: { sentences: Map<string, RawSentence[]>; labels: Map<string, RawSentence[]>; wordSets: Map<string, WordSet>; epoch: number };
   /** The group's topic stems numbered, and a plan's vocabulary as marks on those numbers. */
   topic: TopicMarks;
 }
@@ -81,31 +83,41 @@ export interface GamingReading {
 
 const plainWords = (text: string) => words(text.toLowerCase()).texts;
 
+let contexts = 0;
+
 export function gamingContext(query: string | null | undefined, profile: Profile | undefined, coverage: SignalCoverage | null): GamingContext {
   const copySource = new WordRuns(R.copiedRun);
   for (const text of [query ?? '', ...profileText(profile).split('\n')]) copySource.addAll(plainWords(text));
   const profileWords = new Set(
     [...profileItems(profile), ...(coverage?.signals.flatMap((s) => s.phrases) ?? [])].flatMap(plainWords).filter((w) => !isFunctionWord(w)),
   );
-  const fields = () => ({ sentences: new Map(), labels: new Map(), wordSets: new Map() });
-  const own = { coverage, copySource, profileWords, fields: fields(), topic: topicMarks() };
+  const fields = () => ({ sentences: new Map(), labels: new Map(), wordSets: new Map(), epoch: wordInfos.epoch });
+  const own = { serial: ++contexts, coverage, copySource, profileWords, fields: fields(), topic: topicMarks() };
   if (!query) return { ...own, queryStems: null };
-  const ownWords: string[] = [];
+  const ownWords: WordInfo[] = [];
   readSentence(
     query,
-    { coverage, queryStems: null, copySource: new WordRuns(R.copiedRun), profileWords: new Set(), fields: fields(), topic: topicMarks() },
+    {
+      serial: ++contexts,
+      coverage,
+      queryStems: null,
+      copySource: new WordRuns(R.copiedRun),
+      profileWords: new Set(),
+      fields: fields(),
+      topic: topicMarks(),
+    },
     false,
     ownWords,
   );
-  const stems = [...new Set(ownWords.map((w) => wordInfo(w).stem))];
+  const stems = [...new Set(ownWords.map((w) => w.stem))];
   return { ...own, queryStems: stems.length > 0 ? stems : null };
 }
 
 /** What a sentence says, read once per distinct text of a group (its plans share most of their text). */
 interface RawSentence {
   label: boolean;
-  /** Its words, lowercased. */
-  words: readonly string[];
+  /** Its words, lowercased, as the table of known words holds them. */
+  words: readonly WordInfo[];
   grammar: number;
   /** Words that are not function words. */
   content: number;
@@ -180,7 +192,8 @@ const PROGRAMMING = 8;
 /** What a sentence's text says whatever the group: its words, cues and programming words. */
 interface Text {
   lowered: string;
-  plain: string[];
+  /** Its words, as the table of known words holds them. */
+  words: WordInfo[];
   /** Where each word lies (Words). */
   bounds: number[];
   /** Per word: its kind, IN_CUE, PROGRAMMING. */
@@ -188,7 +201,6 @@ interface Text {
   /** The phases its cues name (PHASE_BIT). */
   cues: number;
   asks: boolean;
-  stems: string[];
 }
 
 // Plans repeat their sentences across groups (templates, stock phrasings): the group-free reading of a text
@@ -204,6 +216,30 @@ const readSentenceText = (text: string) => textOf(text, false);
 interface WordInfo extends KnownWord {
   flags: number;
   stem: string;
+  /** Scratch mark of the reading of word sets (WordSet). */
+  mark: number;
+  /** The serial of the context the fields below are of (inContext). */
+  context: number;
+  /** Its stem's number in that context (TopicMarks), -1 until asked. */
+  topic: number;
+  /** Whether it is one of the profile's words there. */
+  profileWord: boolean;
+  /** Whether a run copied from the query or profile starts with it there. */
+  startsCopy: boolean;
+}
+
+/**
+ * `w` with what `ctx` makes of it: taken once per word and context, not at each of its occurrences. A
+ * group's plans share most of their words.
+ */
+function inContext(w: WordInfo, ctx: GamingContext): WordInfo {
+  if (w.context !== ctx.serial) {
+    w.context = ctx.serial;
+    w.topic = -1;
+    w.profileWord = ctx.profileWords.has(w.word);
+    w.startsCopy = ctx.copySource.starts(w.word);
+  }
+  return w;
 }
 
 function wordInfoOf(w: string): WordInfo {
@@ -212,6 +248,11 @@ function wordInfoOf(w: string): WordInfo {
     word: w,
     flags: (isFunctionWord(w) ? GRAMMAR : isStopword(w) || /^\d+$/.test(w) ? GENERIC : TOPICAL) | (isProgrammingStem(s) ? PROGRAMMING : 0),
     stem: s,
+    mark: 0,
+    context: 0,
+    topic: -1,
+    profileWord: false,
+    startsCopy: false,
   };
 }
 
@@ -219,21 +260,31 @@ function wordInfoOf(w: string): WordInfo {
 // groups: each word is found in the table while the text is scanned, and no word is stemmed twice.
 const WORD_INFO_MAX = 50_000;
 const wordInfos = new WordTable(wordInfoOf, WORD_INFO_MAX);
-const wordInfo = (w: string): WordInfo => wordInfos.read(w).entries[0]!;
+
+/**
+ * Where the table may start again: before a plan is read, so a plan's words each have one entry throughout
+ * its reading. The readings that hold entries (the texts kept, a context's fields) start again with it.
+ */
+function startPlan(ctx: GamingContext): void {
+  if (wordInfos.startAgainIfFull()) {
+    texts.sentences.clear();
+    texts.labels.clear();
+  }
+  const f = ctx.fields;
+  if (f.epoch !== wordInfos.epoch) {
+    f.sentences.clear();
+    f.labels.clear();
+    f.wordSets.clear();
+    f.epoch = wordInfos.epoch;
+  }
+}
 
 function textOf(text: string, label: boolean): Text {
   const lowered = text.toLowerCase();
   const { entries, bounds } = wordInfos.read(lowered);
   const n = entries.length;
-  const plain = new Array<string>(n);
   const flags = new Uint8Array(n);
-  const stems = new Array<string>(n);
-  for (let i = 0; i < n; i++) {
-    const info = entries[i]!;
-    plain[i] = info.word;
-    flags[i] = info.flags;
-    stems[i] = info.stem;
-  }
+  for (let i = 0; i < n; i++) flags[i] = entries[i]!.flags;
   let cues = 0;
   if (!label) {
     for (const span of cueSpans(lowered)) {
@@ -242,15 +293,7 @@ function textOf(text: string, label: boolean): Text {
       for (let i = from; i < to; i++) flags[i]! |= IN_CUE;
     }
   }
-  return {
-    lowered,
-    plain,
-    bounds,
-    flags,
-    cues,
-    asks: ASKS_LEARNER.test(text),
-    stems,
-  };
+  return { lowered, words: entries, bounds, flags, cues, asks: ASKS_LEARNER.test(text) };
 }
 
 // Per-word marks of the sentence being read (a profile phrase covers it, it lies in a copied run), reused
@@ -265,12 +308,13 @@ const NO_NAMES: ReadonlySet<string> = new Set();
  * `label`: a role or a name, which needs no grammar to name a signal ("SQL tutor"). `own`, when given,
  * receives the sentence's own words.
  */
-function readSentence(text: string, ctx: GamingContext, label: boolean, own?: string[]): RawSentence {
-  const { lowered, plain, bounds, flags, cues, asks, stems } = readText(text, label);
-  const n = plain.length;
+function readSentence(text: string, ctx: GamingContext, label: boolean, own?: WordInfo[]): RawSentence {
+  const { lowered, words: ws, bounds, flags, cues, asks } = readText(text, label);
+  const n = ws.length;
   if (marks.length < n) marks = new Uint8Array(2 * n);
   const mk = marks;
   mk.fill(0, 0, n);
+  for (let i = 0; i < n; i++) inContext(ws[i]!, ctx);
   const spans = ctx.coverage?.phraseSpans(lowered) ?? NO_SPANS;
   for (const span of spans) {
     const [from, to] = touched(bounds, span.start, span.end);
@@ -282,7 +326,7 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
     for (let i = 0; i + R.copiedRun <= n; i++) {
       let carries = false;
       for (let j = i; j < i + R.copiedRun && !carries; j++) carries = (mk[j]! & IN_SIGNAL) === 0 && (flags[j]! & KIND) !== GRAMMAR;
-      if (carries && ctx.copySource.has(plain, i)) for (let j = i; j < i + R.copiedRun; j++) mk[j]! |= COPIED;
+      if (carries && ws[i]!.startsCopy && ctx.copySource.has(ws, i)) for (let j = i; j < i + R.copiedRun; j++) mk[j]! |= COPIED;
     }
   }
   let named: Set<string> | undefined;
@@ -317,23 +361,24 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: st
     const m = mk[i]!;
     if (m & IN_SIGNAL) signalWords++;
     else if (k === TOPICAL && !(f & IN_CUE)) {
-      const id = topicId(t, stems[i]!, q);
+      const w = ws[i]!;
+      const id = w.topic >= 0 ? w.topic : (w.topic = topicId(t, w.stem, q));
       if (t.seen[id] !== sentence) {
         t.seen[id] = sentence;
         topics.push(id);
         queryWords += t.query[id]!;
       }
       onTopic ||= (f & PROGRAMMING) !== 0;
-      if (!(m & COPIED) && !ctx.profileWords.has(plain[i]!)) {
+      if (!(m & COPIED) && !w.profileWord) {
         ownWords++;
-        own?.push(plain[i]!);
+        own?.push(w);
       }
     }
   }
   if (!onTopic && q !== null) onTopic = queryWords >= R.queryWords;
   return {
     label,
-    words: plain,
+    words: ws,
     grammar,
     content,
     signalWords,
@@ -356,16 +401,53 @@ function matchesAny(s: string, stems: readonly string[]): boolean {
 // A group's plans are read against one context, so the cache lives there, bounded.
 const FIELD_CACHE_MAX = 2048;
 
+let markRound = 0;
+
+/** An instruction's distinct words, each entry once: `has` answers by the marks of its last `mark`. */
+class WordSet implements SetLike<WordInfo> {
+  private round = 0;
+  constructor(private readonly items: readonly WordInfo[]) {}
+  get size(): number {
+    return this.items.length;
+  }
+  [Symbol.iterator](): Iterator<WordInfo> {
+    return this.items[Symbol.iterator]();
+  }
+  /** Marks its words, for `has` until another set marks them. */
+  mark(): void {
+    const round = (this.round = ++markRound);
+    for (const w of this.items) w.mark = round;
+  }
+  has(w: WordInfo): boolean {
+    return w.mark === this.round;
+  }
+}
+
+/** jaccardAtLeast, with the set it asks `has` (the larger, b when equal) marked first. */
+function overlapAtLeast(a: WordSet, b: WordSet, t: number): boolean {
+  (a.size <= b.size ? b : a).mark();
+  return jaccardAtLeast(a, b, t);
+}
+
 /**
  * The set of an instruction's words, for telling repeated steps apart: the words of its sentences, which
- * are the words of the whole text (a sentence ends where no word does).
+ * are the words of the whole text (a sentence ends where no word does). Entries stand for their words: a
+ * plan is read with the table of known words unchanged (startPlan).
  */
-function wordSet(instruction: string, ctx: GamingContext): Set<string> {
+function wordSet(instruction: string, ctx: GamingContext): WordSet {
   const cache = ctx.fields.wordSets;
   let set = cache.get(instruction);
   if (set === undefined) {
-    set = new Set();
-    for (const r of readField(instruction, ctx)) for (const w of r.words) set.add(w);
+    const items: WordInfo[] = [];
+    const round = ++markRound;
+    for (const r of readField(instruction, ctx)) {
+      for (const w of r.words) {
+        if (w.mark === round) continue;
+        w.mark = round;
+        items.push(w);
+      }
+    }
+    set = new WordSet(items);
     if (cache.size >= FIELD_CACHE_MAX) cache.clear();
     cache.set(instruction, set);
   }
@@ -421,8 +503,10 @@ const signal = (code: GamingSignalCode, measures: Measures, message: string, ste
 /** The sentences of each step's instruction and expected output, read in the group. */
 export type StepSentences = readonly (readonly RawSentence[])[];
 
-export const readSteps = (plan: Plan, ctx: GamingContext): StepSentences =>
-  plan.steps.map((s) => readField(s.instruction, ctx).concat(readField(s.expected_output, ctx)));
+export function readSteps(plan: Plan, ctx: GamingContext): StepSentences {
+  startPlan(ctx);
+  return plan.steps.map((s) => readField(s.instruction, ctx).concat(readField(s.expected_output, ctx)));
+}
 
 /** The phases each step's cues name (PHASE_BIT), as pedagogyReward takes them. */
 export function stepCues(steps: StepSentences): number[] {
@@ -549,7 +633,7 @@ export function readGaming(
       const b = sets[j]!.size;
       if (a < R.duplicateMinWords || Math.min(a, b) < R.duplicateJaccard * Math.max(a, b)) continue;
       // An instruction text seen before in the group is one set (wordSet keeps it): a step repeated word for word needs no count.
-      if (sets[i] === sets[j] || jaccardAtLeast(sets[i]!, sets[j]!, R.duplicateJaccard)) {
+      if (sets[i] === sets[j] || overlapAtLeast(sets[i]!, sets[j]!, R.duplicateJaccard)) {
         repeats.push(plan.steps[j]!.id);
         break;
       }

@@ -46,26 +46,37 @@ export interface KnownWord {
 
 // Open addressing over a power of two: each slot holds a word's full hash beside its entry, so a probe
 // that meets another word is told apart by one number, without reaching the word's string.
-const TABLE_BITS = 17;
+const START_BITS = 16;
 const EMPTY = 0;
 
 /**
  * The words of lowered texts as `words` finds them, each looked up in a table of the words seen before, by
  * a hash computed while scanning: a known word costs no new string and no string hashing, and its entry
  * (what `make` derived from it once) comes with it. Fresh text is mostly known words in new sentences.
- * Past `max` entries the table starts again.
+ *
+ * A word keeps its one entry until the owner calls `startAgainIfFull` past `max` entries: reading never
+ * starts the table again, it grows it, so entries can stand for their words (compared by identity, marked)
+ * between two such calls. `epoch` counts the times it started again.
  */
 export class WordTable<T extends KnownWord> {
-  private hashes = new Int32Array(1 << TABLE_BITS);
-  private entries = new Array<T | undefined>(1 << TABLE_BITS);
+  private hashes = new Int32Array(1 << START_BITS);
+  private entries = new Array<T | undefined>(1 << START_BITS);
   private size = 0;
+  epoch = 0;
 
   constructor(
     private readonly make: (word: string) => T,
     private readonly max: number,
-  ) {
-    // A table fuller than half probes long runs; past `max` it starts again, so `max` bounds the load.
-    if (max > 1 << (TABLE_BITS - 1)) throw new RangeError(`a word table holds at most ${1 << (TABLE_BITS - 1)} words`);
+  ) {}
+
+  /** Empties the table when it holds `max` entries or more; true when it did. */
+  startAgainIfFull(): boolean {
+    if (this.size < this.max) return false;
+    this.hashes = new Int32Array(1 << START_BITS);
+    this.entries = new Array<T | undefined>(1 << START_BITS);
+    this.size = 0;
+    this.epoch++;
+    return true;
   }
 
   /** The entries of `lowered`'s words, in order, and where word i lies: [bounds[2i], bounds[2i + 1]). */
@@ -101,7 +112,7 @@ export class WordTable<T extends KnownWord> {
 
   /** `hash` is never EMPTY. */
   private lookup(text: string, start: number, end: number, hash: number): T {
-    const mask = (1 << TABLE_BITS) - 1;
+    const mask = this.hashes.length - 1;
     const length = end - start;
     let at = hash & mask;
     for (let h = this.hashes[at]!; h !== EMPTY; at = (at + 1) & mask, h = this.hashes[at]!) {
@@ -112,17 +123,27 @@ export class WordTable<T extends KnownWord> {
       while (k < length && w.charCodeAt(k) === text.charCodeAt(start + k)) k++;
       if (k === length) return this.entries[at]!;
     }
-    if (this.size >= this.max) {
-      this.hashes.fill(EMPTY);
-      this.entries.fill(undefined);
-      this.size = 0;
-      at = hash & mask;
-    }
     const entry = this.make(text.slice(start, end));
     this.hashes[at] = hash;
     this.entries[at] = entry;
-    this.size++;
+    // Probe runs stay short while the table is at most half full.
+    if (++this.size * 2 > this.hashes.length) this.grow();
     return entry;
+  }
+
+  private grow(): void {
+    const { hashes, entries } = this;
+    this.hashes = new Int32Array(hashes.length * 2);
+    this.entries = new Array<T | undefined>(hashes.length * 2);
+    const mask = this.hashes.length - 1;
+    for (let i = 0; i < hashes.length; i++) {
+      const h = hashes[i]!;
+      if (h === EMPTY) continue;
+      let at = h & mask;
+      while (this.hashes[at] !== EMPTY) at = (at + 1) & mask;
+      this.hashes[at] = h;
+      this.entries[at] = entries[i];
+    }
   }
 }
 
@@ -204,10 +225,18 @@ export class WordRuns {
     }
   }
 
-  /** Whether the run of `ws` starting at word `i` was added. */
-  has(ws: readonly string[], i: number): boolean {
+  /** Whether some run added starts with `word`. */
+  starts(word: string): boolean {
+    return this.root.has(word);
+  }
+
+  /** Whether the run of `ws` (words, or a table's entries of them) starting at word `i` was added. */
+  has(ws: readonly string[] | readonly KnownWord[], i: number): boolean {
     let t: Trie | undefined = this.root;
-    for (let j = i; j < i + this.n && t !== undefined; j++) t = t.get(ws[j]!);
+    for (let j = i; j < i + this.n && t !== undefined; j++) {
+      const w = ws[j]!;
+      t = t.get(typeof w === 'string' ? w : w.word);
+    }
     return t !== undefined;
   }
 }

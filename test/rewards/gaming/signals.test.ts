@@ -134,3 +134,47 @@ t.test('a phase credited to a step whose id repeats is enacted or not by the fir
   t.notOk(repeated.enactedPhases.has('activation'), 'the id of the first step: judged on the first, which has no learner in the loop');
   t.ok(repeated.measures.cue_only_phase >= 1);
 });
+
+t.test('a context read before the table of known words starts again reads its repeats after it the same', async (t) => {
+  const palette = resolvePalette(undefined);
+  const ctx = groupContext('How do pandas joins work?', { tags: ['python'] });
+  const read = (p: Plan) => {
+    const a = analyzePlan(p, palette);
+    return readGaming(a, palette, ctx.coverage!.score(a.plan), pedagogyReward(a, palette), ctx).measures.duplicate_steps;
+  };
+  const first = 'Write a pandas join of two tables and explain the output to the learner';
+  const other = 'Draw three sketches of merge keys for the class on the whiteboard';
+  t.equal(read(plan([first, other])), 0, 'no repeat before');
+  // Read a second time, in another group: its text's reading is kept (RepeatCache).
+  t.equal(readingOf(plan([first, other])).measures.duplicate_steps, 0);
+  // More new words than the table keeps: the next plan's reading starts it again.
+  const flood = Array.from({ length: 60 }, (_, s) => Array.from({ length: 1000 }, (_, i) => `zq${(s * 1000 + i).toString(36)}`).join(' '));
+  read(plan(flood));
+  // The same words in another order: a text the context has not read, beside one it has.
+  const reordered = 'Explain the output to the learner and write a pandas join of two tables';
+  t.equal(read(plan([first, reordered])), referenceDuplicates([first, reordered]), 'the repeat is found after it');
+  t.equal(read(plan([first, reordered])), 0.5);
+});
+
+t.test('plans read in turns in two groups read as each group alone reads them', async (t) => {
+  const palette = resolvePalette(undefined);
+  // On topic by the query's words alone, in one group or the other.
+  const groups = [
+    { query: 'How do I bake sourdough bread at home?', profile: { tags: ['baking', 'beginner'] } },
+    { query: 'How do I tune a classical guitar by ear?', profile: { tags: ['guitar', 'beginner'] } },
+  ];
+  const p = plan([
+    'Ask the learner what they already know about sourdough starter and how bread rises at home',
+    'Show how a sourdough starter is fed and folded before the bread is baked',
+    'Have the learner tune each guitar string by ear against the one below it',
+  ]);
+  const reading = (ctx: ReturnType<typeof groupContext>) => {
+    const a = analyzePlan(p, palette);
+    const r = readGaming(a, palette, ctx.coverage!.score(a.plan), pedagogyReward(a, palette), ctx);
+    return JSON.stringify([r.measures, [...r.signalsInSentences], [...r.enactedPhases]]);
+  };
+  const alone = groups.map((g) => reading(groupContext(g.query, g.profile)));
+  t.not(alone[0], alone[1], 'the two groups read the plan differently');
+  const shared = groups.map((g) => groupContext(g.query, g.profile));
+  for (let k = 0; k < 4; k++) for (const i of [0, 1]) t.equal(reading(shared[i]!), alone[i], `group ${i}, turn ${k}`);
+});

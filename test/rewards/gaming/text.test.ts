@@ -26,10 +26,10 @@ t.test('words are the matches of the word regex, with their places', async (t) =
   t.equal(differ, 0, 'random texts read differently');
 });
 
-t.test('a table of known words reads what words() reads, one entry per distinct word, and starts again when full', async (t) => {
+t.test('a table of known words reads what words() reads, one entry per distinct word, and starts again only when asked past its bound', async (t) => {
   let made = 0;
   const small = new WordTable((word) => ({ word, n: made++ }), 200);
-  const large = new WordTable((word) => ({ word }), 1 << 16);
+  const large = new WordTable((word) => ({ word }), 1_000_000);
   let differ = 0;
   let split = 0;
   let shared = 0;
@@ -40,21 +40,31 @@ t.test('a table of known words reads what words() reads, one entry per distinct 
       const { entries, bounds } = table.read(text);
       if (JSON.stringify([entries.map((e) => e.word), bounds]) !== plain) differ++;
     }
-    // In a table that never starts again, a word has one entry, however often it is read.
-    const byWord = new Map<string, object>();
-    for (const e of [...large.read(text).entries, ...large.read(text).entries]) {
-      const seen = byWord.get(e.word);
-      if (seen === undefined) byWord.set(e.word, e);
-      else if (seen === e) shared++;
-      else split++;
+    // Between two restarts a word has one entry, however often it is read and however full the table.
+    for (const table of [small, large]) {
+      const byWord = new Map<string, object>();
+      for (const e of [...table.read(text).entries, ...table.read(text).entries]) {
+        const seen = byWord.get(e.word);
+        if (seen === undefined) byWord.set(e.word, e);
+        else if (seen === e) shared++;
+        else split++;
+      }
     }
+    if (k % 100 === 99) small.startAgainIfFull();
   }
   t.equal(differ, 0, 'random texts read differently');
   t.equal(split, 0, 'a word with two entries');
   t.ok(shared > 1000, `repeated words share their entry (${shared} times)`);
-  t.ok(made > 200, `the small table started again past its bound (${made} entries made)`);
-  // Many words, most of them sharing a slot with others: each is still itself.
-  const ws = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}`);
+  t.ok(small.epoch > 0, `the small table started again past its bound (${small.epoch} times)`);
+  t.equal(large.epoch, 0, 'the large table never did');
+  t.notOk(large.startAgainIfFull(), 'and is not full');
+  // Started again, a word gets a new entry.
+  const before = small.read('pandas').entries[0];
+  for (let k = 0; k < 300; k++) small.read(`w${k}`);
+  t.ok(small.startAgainIfFull(), 'past 200 words it starts again when asked');
+  t.not(small.read('pandas').entries[0], before, 'a new entry after it');
+  // Many words, most of them sharing a slot with others and growing the table: each is still itself.
+  const ws = Array.from({ length: 100_000 }, (_, i) => `w${i.toString(36)}`);
   t.same(
     large.read(ws.join(' ')).entries.map((e) => e.word),
     ws,
@@ -106,7 +116,14 @@ t.test('a run is found exactly when its words joined by spaces are one of the ru
       const ws = list(10);
       for (let i = 0; i + n <= ws.length; i++) {
         const expected = joined.has(ws.slice(i, i + n).join(' '));
-        if (runs.has(ws, i) !== expected) differ++;
+        if (
+          runs.has(ws, i) !== expected ||
+          runs.has(
+            ws.map((word) => ({ word })),
+            i,
+          ) !== expected
+        )
+          differ++;
         if (expected) found++;
       }
     }
