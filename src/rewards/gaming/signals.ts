@@ -132,8 +132,8 @@ interface RawSentence {
 
   /** The phases its cues name (PHASE_BIT). */
   cues: number;
-  /** Whether it asks the learner something. */
-  asks: boolean;
+  /** Its text's reading, whatever the group (asksLearner). */
+  text: Text;
   /** Whether it names a programming word or the query. */
   onTopic: boolean;
   /** It settled, off topic and on topic: a plan's sentences are mostly those of the plans before it. */
@@ -149,8 +149,8 @@ interface Sentence {
   signals: ReadonlySet<string>;
   /** Whether it says something of its own besides cues: a sentence that does what its cues name. */
   acts: boolean;
-  /** The same with the smaller number of own words activation needs, asking the learner. */
-  asksAbout: boolean;
+  /** The same with the smaller number of own words activation needs: it activates if it also asks the learner (asksLearner). */
+  mayActivate: boolean;
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -171,7 +171,7 @@ function settled(raw: RawSentence, onTopic: boolean): Sentence {
     onTopic,
     signals: credits ? raw.named : NONE,
     acts: grammar > 0 && onTopic && own >= R.sentenceOwnWords,
-    asksAbout: grammar > 0 && onTopic && own >= R.activationOwnWords && raw.asks,
+    mayActivate: grammar > 0 && onTopic && own >= R.activationOwnWords,
   };
 }
 
@@ -200,8 +200,13 @@ interface Text {
   flags: Uint8Array;
   /** The phases its cues name (PHASE_BIT). */
   cues: number;
-  asks: boolean;
+  /** The text as written, and whether it asks the learner something, once asked (asksLearner). */
+  source: string;
+  asks: boolean | undefined;
 }
+
+// Only activation on a step with human input asks: the question is put to few sentences.
+const asksLearner = (t: Text): boolean => (t.asks ??= ASKS_LEARNER.test(t.source));
 
 // Plans repeat their sentences across groups (templates, stock phrasings): the group-free reading of a text
 // that repeats is kept.
@@ -293,7 +298,7 @@ function textOf(text: string, label: boolean): Text {
       for (let i = from; i < to; i++) flags[i]! |= IN_CUE;
     }
   }
-  return { lowered, words: entries, bounds, flags, cues, asks: ASKS_LEARNER.test(text) };
+  return { lowered, words: entries, bounds, flags, cues, source: text, asks: undefined };
 }
 
 // Per-word marks of the sentence being read (a profile phrase covers it, it lies in a copied run), reused
@@ -309,7 +314,8 @@ const NO_NAMES: ReadonlySet<string> = new Set();
  * receives the sentence's own words.
  */
 function readSentence(text: string, ctx: GamingContext, label: boolean, own?: WordInfo[]): RawSentence {
-  const { lowered, words: ws, bounds, flags, cues, asks } = readText(text, label);
+  const read = readText(text, label);
+  const { lowered, words: ws, bounds, flags, cues } = read;
   const n = ws.length;
   if (marks.length < n) marks = new Uint8Array(2 * n);
   const mk = marks;
@@ -386,7 +392,7 @@ function readSentence(text: string, ctx: GamingContext, label: boolean, own?: Wo
     topics,
     named: named ?? NO_NAMES,
     cues,
-    asks,
+    text: read,
     onTopic,
     settledOff: undefined,
     settledOn: undefined,
@@ -473,7 +479,8 @@ function readField(text: string | undefined, ctx: GamingContext, label = false):
 function enacts(phase: Phase, step: Step, sentences: readonly Sentence[], palette: ResolvedPalette): boolean {
   const viaTool = toolPhase(palette, step.tool) === phase;
   const bit = PHASE_BIT[phase];
-  if (phase === 'activation') return step.human_input === true && sentences.some((s) => s.asksAbout && (viaTool || (s.raw.cues & bit) !== 0));
+  if (phase === 'activation')
+    return step.human_input === true && sentences.some((s) => s.mayActivate && (viaTool || (s.raw.cues & bit) !== 0) && asksLearner(s.raw.text));
   return sentences.some((s) => s.acts && (viaTool || (s.raw.cues & bit) !== 0));
 }
 

@@ -178,3 +178,16 @@ t.test('plans read in turns in two groups read as each group alone reads them', 
   const shared = groups.map((g) => groupContext(g.query, g.profile));
   for (let k = 0; k < 4; k++) for (const i of [0, 1]) t.equal(reading(shared[i]!), alone[i], `group ${i}, turn ${k}`);
 });
+
+t.test('activation is enacted by a step with human input that asks the learner, not by its cue alone', async (t) => {
+  const enacted = (instruction: string, humanInput: boolean) => {
+    const p = plan([instruction, 'Write a pandas join of two tables on their keys and explain the output to the learner']);
+    p.steps[0]!.human_input = humanInput;
+    return readingOf(p, ['python', 'pandas']).enactedPhases.has('activation');
+  };
+  const telling = "Assess the learner's prior knowledge of pandas joins from the merge keys of their last project";
+  const asking = 'Ask the learner what they already know about pandas joins and which merge keys they have used';
+  t.notOk(enacted(telling, true), 'a cue that asks nothing');
+  t.ok(enacted(asking, true), 'a question to the learner');
+  t.notOk(enacted(asking, false), 'the same question on a step without human input');
+});
