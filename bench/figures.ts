@@ -566,6 +566,40 @@ function renderOpenRlhfBurst(r: BenchResult<OpenRlhfBurstFigures>): string {
   ].join('\n');
 }
 
+// --- two builds in turns (scripts/compare-builds.ts) ---
+type Pair = { before: { median: number; runs: number[] }; after: { median: number; runs: number[] } };
+interface CompareBuildsFigures {
+  repetitions: number;
+  in_process_rounds: number;
+  http_rounds: number;
+  loadavg_1min: number[];
+  builds: { before: string; after: string };
+  scoring_over_json_parse_64x8: { fresh: Pair; template: Pair };
+  http_64x8_fresh_p50_ms: Pair;
+  rss_mb: Record<'before' | 'after', { idle: number; peak: number; after_30s: number }>;
+}
+
+function renderCompareBuilds(r: BenchResult<CompareBuildsFigures>): string {
+  const s = r.figures;
+  const fresh = s.scoring_over_json_parse_64x8.fresh;
+  const http = s.http_64x8_fresh_p50_ms;
+  const runs = (p: Pair['before'], d = 2) => `${f(p.median, d)} (${p.runs.map((x) => f(x, d)).join(', ')})`;
+  const rss = (m: CompareBuildsFigures['rss_mb']['before']) => `${int(m.idle)} / ${int(m.peak)} / ${int(m.after_30s)} MB`;
+  const after = s.rss_mb.after;
+  return [
+    `${measuredOn(r, 'node --import tsx scripts/compare-builds.ts BEFORE AFTER')} Build ${s.builds.before} and build ${s.builds.after} in turns, ` +
+      `${s.repetitions} repetitions (1-minute load ${s.loadavg_1min.map((x) => f(x, 2)).join(', ')} as each began); in process ${s.in_process_rounds} rounds each, ` +
+      `over HTTP ${s.http_rounds} fresh 64×8 requests from a fresh client each; each figure the median of the repetitions' medians (each repetition's in brackets).`,
+    '',
+    `| figure | ${s.builds.before} | ${s.builds.after} | target | |`,
+    '| --- | --- | --- | --- | --- |',
+    `| scoring 64×8 ÷ \`JSON.parse\`, in process, fresh text | ${runs(s.scoring_over_json_parse_64x8.fresh.before)} | ${runs(fresh.after)} | ≤ 5 | ${verdict(fresh.after.median <= 5, f(fresh.after.median, 2))} |`,
+    `| the same on the template batch | ${runs(s.scoring_over_json_parse_64x8.template.before)} | ${runs(s.scoring_over_json_parse_64x8.template.after)} | | |`,
+    `| \`/score-plan\` 64×8 over HTTP, fresh text, p50 | ${runs(http.before, 1)} ms | ${runs(http.after, 1)} ms | ≤ 50 ms | ${verdict(http.after.median <= 50, `${f(http.after.median)} ms`)} |`,
+    `| resident memory: idle / peak while four 4,096-plan fresh requests arrive at once / 30 s after | ${rss(s.rss_mb.before)} | ${rss(after)} | ≤ 300 / ≤ 700 / back to idle | ${verdict(after.idle <= 300 && after.peak <= 700 && after.after_30s <= after.idle, rss(after))} |`,
+  ].join('\n');
+}
+
 // --- the Python client's TRL reward function (bench/python-client.ts) ---
 interface PythonClientFigures {
   batch: string;
@@ -787,6 +821,7 @@ export const BLOCKS: Record<string, Block> = {
   'heavy-lane': block('heavy-lane', renderHeavyLane),
   probes: block('probes', renderProbes),
   'openrlhf-burst': block('openrlhf-burst', renderOpenRlhfBurst),
+  'compare-builds': block('compare-builds', renderCompareBuilds),
   'python-client': block('python-client', renderPythonClient),
   'reveals-check': block('reveals-check', renderRevealsCheck),
   'reveals-fix': block('reveals-fix-evaluation', renderRevealsFix),

@@ -9,8 +9,10 @@
 // batch and on fresh text (a new batch each round, every sentence new); over HTTP, each started as `npm
 // start` starts it, with a STATE_DIR of its own, the 64×8 round trip from a fresh client process, fresh
 // text each request; then each alone, its resident memory: idle, at its peak while four 4,096-plan
-// requests of fresh text arrive at once, and 30 s after. Prints one JSON object: per build, the median over
-// repetitions of each repetition's median, and every repetition's figure.
+// requests of fresh text arrive at once, and 30 s after. Writes bench/results/compare-builds.json (rendered
+// in docs/performance.md): per build, its commit, the median over repetitions of each repetition's median,
+// and every repetition's figure.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,6 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { freshRunText } from '../bench/fresh-plans.js';
 import { benchBatch, parseBody } from '../bench/realistic-plans.js';
 import { freshClientMs } from '../bench/fresh-client.js';
+import { writeResult } from '../bench/results.js';
 import { residentMb, startBuiltService } from '../bench/service.js';
 
 const [beforeDir, afterDir, reps = '3'] = process.argv.slice(2);
@@ -131,21 +134,22 @@ for (let rep = 0; rep < REPETITIONS; rep++) for (const b of rep % 2 ? builds : [
 
 const figure = (runs: { before: number[]; after: number[] }, digits = 2) =>
   Object.fromEntries(builds.map((b) => [b.name, { median: round(median(runs[b.name]), digits), runs: runs[b.name].map((x) => round(x, digits)) }]));
-console.log(
-  JSON.stringify(
-    {
-      node: process.version,
-      repetitions: REPETITIONS,
-      loadavg_1min: loads.map((x) => round(x)),
-      builds: { before: resolve(beforeDir), after: resolve(afterDir) },
-      scoring_over_json_parse_64x8: { fresh: figure(inProcessRuns.fresh), template: figure(inProcessRuns.template) },
-      http_64x8_fresh_p50_ms: figure(httpRuns, 1),
-      rss_mb: Object.fromEntries(
-        builds.map((b) => [b.name, Object.fromEntries((['idle', 'peak', 'after_30s'] as const).map((k) => [k, median(memoryRuns[b.name]!.map((m) => m[k]))]))]),
-      ),
-      rss_mb_runs: memoryRuns,
-    },
-    null,
-    2,
+/** The commit a build's directory holds, `+changes` when its tracked files differ from it. */
+function commitOf(dir: string): string {
+  const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
+  return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? '+changes' : ''}`;
+}
+
+writeResult('compare-builds', {
+  repetitions: REPETITIONS,
+  in_process_rounds: IN_PROCESS_ROUNDS,
+  http_rounds: HTTP_ROUNDS,
+  loadavg_1min: loads.map((x) => round(x)),
+  builds: { before: commitOf(beforeDir), after: commitOf(afterDir) },
+  scoring_over_json_parse_64x8: { fresh: figure(inProcessRuns.fresh), template: figure(inProcessRuns.template) },
+  http_64x8_fresh_p50_ms: figure(httpRuns, 1),
+  rss_mb: Object.fromEntries(
+    builds.map((b) => [b.name, Object.fromEntries((['idle', 'peak', 'after_30s'] as const).map((k) => [k, median(memoryRuns[b.name]!.map((m) => m[k]))]))]),
   ),
-);
+  rss_mb_runs: memoryRuns,
+});
