@@ -34,15 +34,21 @@ const round2 = (xs: number[]) => xs.map((x) => Number(x.toFixed(2)));
 
 function commit(): string | null {
   if (process.env.BENCH_COMMIT) return process.env.BENCH_COMMIT;
-  const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   try {
-    // A tree with changes to tracked files is not the commit: the figures then name it as its parent plus
-    // them. Results and the docs they are rendered into are not what is measured.
-    const changed = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench/results', ':!docs', ':!README.md');
-    return `${git('rev-parse', '--short', 'HEAD')}${changed ? '+changes' : ''}`;
+    return commitOf('.');
   } catch {
     return null;
   }
+}
+
+/**
+ * The commit a clone at `dir` holds, `+changes` when its tracked files differ from it. Results and the docs
+ * they are rendered into are not what is measured, so changes there do not count.
+ */
+export function commitOf(dir: string): string {
+  const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const changed = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench/results', ':!docs', ':!README.md');
+  return `${git('rev-parse', '--short', 'HEAD')}${changed ? '+changes' : ''}`;
 }
 
 const resultUrl = (name: string) => new URL(`results/${name}.json`, import.meta.url);

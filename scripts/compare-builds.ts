@@ -12,7 +12,6 @@
 // requests of fresh text arrive at once, and 30 s after. Writes bench/results/compare-builds.json (rendered
 // in docs/performance.md): per build, its commit, the median over repetitions of each repetition's median,
 // and every repetition's figure.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -20,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { freshRunText } from '../bench/fresh-plans.js';
 import { benchBatch, parseBody } from '../bench/realistic-plans.js';
 import { freshClientMs } from '../bench/fresh-client.js';
-import { writeResult } from '../bench/results.js';
+import { commitOf, writeResult } from '../bench/results.js';
 import { residentMb, startBuiltService } from '../bench/service.js';
 
 const [beforeDir, afterDir, reps = '3'] = process.argv.slice(2);
@@ -134,12 +133,6 @@ for (let rep = 0; rep < REPETITIONS; rep++) for (const b of rep % 2 ? builds : [
 
 const figure = (runs: { before: number[]; after: number[] }, digits = 2) =>
   Object.fromEntries(builds.map((b) => [b.name, { median: round(median(runs[b.name]), digits), runs: runs[b.name].map((x) => round(x, digits)) }]));
-/** The commit a build's directory holds, `+changes` when its tracked files differ from it. */
-function commitOf(dir: string): string {
-  const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
-  return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? '+changes' : ''}`;
-}
-
 writeResult('compare-builds', {
   repetitions: REPETITIONS,
   in_process_rounds: IN_PROCESS_ROUNDS,
