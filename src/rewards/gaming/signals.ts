@@ -49,6 +49,7 @@ interface TopicMarks {
 
 const topicMarks = (): TopicMarks => ({ ids: new Map(), marks: new Int32Array(64), plan: 0, query: new Uint8Array(64), seen: new Int32Array(64), sentence: 0 });
 
+/** `a`, or a copy of it twice as long when index `length` is past its end. */
 function grown<A extends Int32Array | Uint8Array>(a: A, length: number): A {
   if (length < a.length) return a;
   const b = new (a.constructor as new (n: number) => A)(a.length * 2);
@@ -56,7 +57,7 @@ function grown<A extends Int32Array | Uint8Array>(a: A, length: number): A {
   return b;
 }
 
-/** The number of a stem in the group, given on first sight, when whether it matches the query is taken. */
+/** The number of a stem in the group, given on first sight, when its match with the query is taken too. */
 function topicId(t: TopicMarks, stem: string, queryStems: readonly string[] | null): number {
   let id = t.ids.get(stem);
   if (id === undefined) {
