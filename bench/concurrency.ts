@@ -1,12 +1,13 @@
 // `npm run bench:concurrency`: the service as a shared one, started as `npm start` starts it (2 workers on
 // this machine). Reports what two threads give over one on this machine (machineScaling), then, each as the
 // median of ROUNDS runs: /health latency while each heavy request runs; throughput with 4 clients over 1
-// for /score-plan 8×8 and /verify-turn N=20, from node:http and from fetch clients taking turns, with the
-// cores the service, the clients and the whole machine kept busy; /score-plan 64×8 p50 for one client
+// for /score-plan 8×8 (with full detail, and with the trainers' `detail: "rewards"`) and /verify-turn N=20,
+// from node:http and from fetch clients taking turns, with the cores the service (by kind of thread), the
+// clients and the whole machine kept busy; /score-plan 64×8 p50 for one client
 // (three clients taking turns, below); how long after its deadline a request is answered; and resident
 // memory idle, during a mixed soak at 8 connections (SOAK_SECONDS, default 600) and after it.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { Agent, request } from 'node:http';
 import { Worker } from 'node:worker_threads';
@@ -192,6 +193,29 @@ const serviceCpuMs = () => {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
 
+/**
+ * The service's CPU time, ms, by the kind of thread that spent it: the main thread (its id is the
+ * process's), worker threads (the pool's and the run store's), V8's helper threads (concurrent garbage
+ * collection and compilation), and the rest (libuv's pool and others).
+ */
+const serviceThreadsCpuMs = () => {
+  const by = { main: 0, workers: 0, v8_helpers: 0, other: 0 };
+  for (const tid of readdirSync(`/proc/${child.pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended since the listing
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ms = (Number(fields[11]) + Number(fields[12])) * 10;
+    const kind = tid === String(child.pid) ? 'main' : name === 'WorkerThread' ? 'workers' : name.startsWith('V8') ? 'v8_helpers' : 'other';
+    by[kind] += ms;
+  }
+  return by;
+};
+
 /** Busy and all time of the machine's cores together (/proc/stat): the kernel's and every process's. */
 const machineTime = () => {
   const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
@@ -218,6 +242,7 @@ async function throughput(path: string, body: () => string, clients: number, via
   const end = performance.now() + THROUGHPUT_MS;
   const lat: number[] = [];
   const service = serviceCpuMs();
+  const threads = serviceThreadsCpuMs();
   const client = process.cpuUsage();
   const machine = machineTime();
   const t = performance.now();
@@ -235,6 +260,7 @@ async function throughput(path: string, body: () => string, clients: number, via
   agent.destroy();
   const used = process.cpuUsage(client);
   const m = machineTime();
+  const threadsNow = serviceThreadsCpuMs();
   return {
     rps: lat.length / (THROUGHPUT_MS / 1000),
     p50: median(lat),
@@ -243,6 +269,7 @@ async function throughput(path: string, body: () => string, clients: number, via
       clients: (used.user + used.system) / 1000 / wall,
       machine: ((m.busy - machine.busy) / (m.all - machine.all)) * cpus().length,
     },
+    threads: Object.fromEntries(Object.entries(threadsNow).map(([k, v]) => [k, (v - threads[k as keyof typeof threads]) / wall])),
   };
 }
 
@@ -371,8 +398,11 @@ async function figures(): Promise<void> {
   out.health_during_heavy = health;
 
   const small = JSON.stringify({ ...benchBatch(8, 8), run_id: null });
+  // As the trainer adapters ask (clients/python: TRL's and verl's): each plan's reward and advantage, no detail.
+  const smallRewards = JSON.stringify({ ...benchBatch(8, 8), run_id: null, options: { detail: 'rewards' } });
   for (const [name, path, body] of [
     ['score-plan 8×8', '/score-plan', () => small],
+    ['score-plan 8×8, detail rewards', '/score-plan', () => smallRewards],
     ['verify-turn N=20', '/verify-turn', verifyBody],
   ] as const) {
     const runs = new Map(CLIENTS.map((c) => [c, { one: [] as Throughput[], four: [] as Throughput[], ratios: [] as number[] }]));
@@ -390,6 +420,7 @@ async function figures(): Promise<void> {
       cores_service: Number(median(xs.map((x) => x.cores.service)).toFixed(2)),
       cores_clients: Number(median(xs.map((x) => x.cores.clients)).toFixed(2)),
       cores_machine: Number(median(xs.map((x) => x.cores.machine)).toFixed(2)),
+      cores_by_thread: Object.fromEntries(Object.keys(xs[0]!.threads).map((k) => [k, Number(median(xs.map((x) => x.threads[k]!)).toFixed(2))])),
     });
     out[`${name} throughput`] = Object.fromEntries(
       [...runs].map(([via, of]) => [

@@ -310,6 +310,7 @@ interface Load {
   cores_service: number;
   cores_clients: number;
   cores_machine: number;
+  cores_by_thread: Record<'main' | 'workers' | 'v8_helpers' | 'other', number>;
 }
 interface ClientThroughput {
   one_client: Load;
@@ -331,6 +332,7 @@ interface ConcurrencyFigures {
   'machine ceiling, pure CPU': MachineScaling;
   health_during_heavy: Record<string, { health_max_ms: number; health_p99_ms: number; request_ms: number; probes: number }>;
   'score-plan 8×8 throughput': Record<'node:http' | 'fetch', ClientThroughput>;
+  'score-plan 8×8, detail rewards throughput': Record<'node:http' | 'fetch', ClientThroughput>;
   'verify-turn N=20 throughput': Record<'node:http' | 'fetch', ClientThroughput>;
   'score-plan 64×8 one client p50 ms': Record<string, { p50: number; client_cpu_ms_per_request: number }>;
   'answered after the deadline, ms past it': number;
@@ -374,12 +376,15 @@ const soakCell = (s: ConcurrencyFigures['soak'], idle: number) =>
  * \`/score-plan\` plans per second at saturation (four closed-loop clients) ÷ the machine's ceiling for them:
  * one thread's in-process rate of the same batches times what a second core adds to pure arithmetic.
  */
-const saturationShare = (c: ConcurrencyFigures, via: 'node:http' | 'fetch') =>
-  c['score-plan 8×8 throughput'][via].four_clients.rps / (c['machine scaling, 8×8 scored in process'].one_thread_per_s * c['machine ceiling, pure CPU'].ratio);
-const saturationCell = (c: ConcurrencyFigures) =>
-  (['node:http', 'fetch'] as const)
-    .map((via) => `${via} ${f(saturationShare(c, via), 2)} (${int(c['score-plan 8×8 throughput'][via].four_clients.rps * 64)} plans/s)`)
-    .join('; ');
+type SaturationRow = 'score-plan 8×8 throughput' | 'score-plan 8×8, detail rewards throughput';
+const saturationShare = (c: ConcurrencyFigures, via: 'node:http' | 'fetch', row: SaturationRow = 'score-plan 8×8 throughput') =>
+  c[row][via].four_clients.rps / (c['machine scaling, 8×8 scored in process'].one_thread_per_s * c['machine ceiling, pure CPU'].ratio);
+const saturationCell = (c: ConcurrencyFigures, row: SaturationRow = 'score-plan 8×8 throughput') =>
+  (['node:http', 'fetch'] as const).map((via) => `${via} ${f(saturationShare(c, via, row), 2)} (${int(c[row][via].four_clients.rps * 64)} plans/s)`).join('; ');
+/** The same ceiling's share that the scoring alone reaches on two threads in process: no HTTP, no client. */
+const scoringShare = (c: ConcurrencyFigures) =>
+  c['machine scaling, 8×8 scored in process'].two_threads_per_s /
+  (c['machine scaling, 8×8 scored in process'].one_thread_per_s * c['machine ceiling, pure CPU'].ratio);
 const rounds = (m: MachineScaling) => `rounds ${m.ratios.map((x) => `${f(x, 2)}×`).join(', ')}`;
 
 function renderConcurrency(r: C): string {
@@ -391,6 +396,14 @@ function renderConcurrency(r: C): string {
       const x = t[via];
       const l = (y: Load) => `${f(y.cores_service, 2)} / ${f(y.cores_clients, 2)} / ${f(y.cores_machine, 2)}`;
       return `| ${name}, ${via} | ${x.ratios.map((y) => `${f(y, 2)}×`).join(', ')} | ${l(x.one_client)} | ${l(x.four_clients)} |`;
+    });
+  // Where a request's CPU goes at saturation, against what one thread spends scoring the batch in process.
+  const threads = (name: string, t: Record<'node:http' | 'fetch', ClientThroughput>) =>
+    (['node:http', 'fetch'] as const).map((via) => {
+      const y = t[via].four_clients;
+      const ms = (cores: number) => f((cores / y.rps) * 1000, 2);
+      const b = y.cores_by_thread;
+      return `| ${name}, ${via} | ${ms(y.cores_service)} | ${ms(b.main)} | ${ms(b.workers)} | ${ms(b.v8_helpers)} | ${ms(b.other)} | ${ms(y.cores_clients)} |`;
     });
   return [
     `${measuredOn(r, 'npm run bench:concurrency')} Workers: ${c.workers}; each figure the median of ${c.rounds} rounds, except the \`/health\` p99s, each taken over the probes of all rounds together (so one can exceed its max, the median of the rounds' largest probes).`,
@@ -407,6 +420,8 @@ function renderConcurrency(r: C): string {
     `| a request past its \`deadline_ms\` of 1,000 ms | 504 at +${f(c['answered after the deadline, ms past it'])} ms | within 1 s |`,
     `| RSS idle / peak in the soak / 30 s after | ${soakCell(c.soak, c.rss_idle_mb)} | ≤ 600 MB |`,
     `| \`/score-plan\` 8×8 plans per second at saturation (4 clients) ÷ the machine's ceiling (one thread's in-process rate, ${f(c['machine scaling, 8×8 scored in process'].one_thread_per_s * 64, 0)} plans/s, × two pure-CPU threads ÷ one, ${f(pure.ratio, 2)}×: ${rounds(pure)}) | ${saturationCell(c)} | ≥ 0.85 |`,
+    `| the same with \`detail: "rewards"\`, as the trainer adapters ask | ${saturationCell(c, 'score-plan 8×8, detail rewards throughput')} | ≥ 0.85 |`,
+    `| the same ceiling's share two threads reach scoring in process (no HTTP, no client): the most the service could | ${f(scoringShare(c), 2)} | |`,
     `| two threads ÷ one, 8×8 batches scored in process (the scoring's own scaling) | ${f(m.ratio, 2)}× (${f(m.one_thread_per_s)} → ${f(m.two_threads_per_s)} batches/s; ${rounds(m)}) | |`,
     '',
     `Workers replaced for memory before the soak: ${c.workers_replaced_before_soak}; during and after it: ${c.soak.workers_replaced_since_it_began}.`,
@@ -415,7 +430,15 @@ function renderConcurrency(r: C): string {
     '| figure | 4 ÷ 1 per round | one client | four clients |',
     '| --- | --- | --- | --- |',
     ...cores('`/score-plan` 8×8', c['score-plan 8×8 throughput']),
+    ...cores('`/score-plan` 8×8, `detail: "rewards"`', c['score-plan 8×8, detail rewards throughput']),
     ...cores('`/verify-turn` N = 20', c['verify-turn N=20 throughput']),
+    '',
+    `CPU per request at saturation (four clients), ms, by the service's threads, against ${f(1000 / m.one_thread_per_s, 2)} ms for one thread scoring the batch in process:`,
+    '',
+    '| figure | service | main thread | worker threads | V8 helpers (GC, compiling) | other | clients |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...threads('`/score-plan` 8×8', c['score-plan 8×8 throughput']),
+    ...threads('`/score-plan` 8×8, `detail: "rewards"`', c['score-plan 8×8, detail rewards throughput']),
   ].join('\n');
 }
 
@@ -427,6 +450,8 @@ function renderConcurrencySummary(r: C): string {
   const healthP99 = Math.max(...h.map((x) => x.health_p99_ms));
   const lowest = (t: Record<'node:http' | 'fetch', ClientThroughput>) => Math.min(t['node:http'].ratio, t.fetch.ratio);
   const saturation = Math.min(saturationShare(c, 'node:http'), saturationShare(c, 'fetch'));
+  const rewardsRow = 'score-plan 8×8, detail rewards throughput';
+  const saturationRewards = Math.min(saturationShare(c, 'node:http', rewardsRow), saturationShare(c, 'fetch', rewardsRow));
   const verifyRatio = lowest(c['verify-turn N=20 throughput']);
   const bigP50 = Math.max(...Object.values(c['score-plan 64×8 one client p50 ms']).map((v) => v.p50));
   const late = c['answered after the deadline, ms past it'];
@@ -438,6 +463,7 @@ function renderConcurrencySummary(r: C): string {
     '| --- | --- | --- | --- |',
     `| \`/health\` max (p99) during the heaviest requests (a 200,000-row fit, 4,096 plans, …) | ≤ ${healthCell(c)} | < 100 ms (p99 < 20) | ${verdict(healthMax < 100 && healthP99 < 20, `p99 ${f(healthP99)} ms`)} |`,
     `| \`/score-plan\` 8×8 plans/s at saturation ÷ the machine's pure-CPU ceiling | ${saturationCell(c)} | ≥ 0.85 | ${verdict(saturation >= 0.85, f(saturation, 2))} |`,
+    `| the same with \`detail: "rewards"\`, as the trainer adapters ask | ${saturationCell(c, 'score-plan 8×8, detail rewards throughput')} | ≥ 0.85 | ${verdict(saturationRewards >= 0.85, f(saturationRewards, 2))} |`,
     `| \`/verify-turn\` N = 20, 4 clients ÷ 1 client | ${ratioCell(c['verify-turn N=20 throughput'])} | ≥ 1.6× | ${verdict(verifyRatio >= 1.6, `${f(verifyRatio, 2)}×`)} |`,
     `| \`/score-plan\` 64×8, one client, p50 | ${bigCell(c)} ms | < 60 ms | ${verdict(bigP50 < 60, `${f(bigP50)} ms`)} |`,
     `| a request past its deadline | 504 at +${f(late)} ms | within 1 s | ${verdict(late < 1000, `+${f(late)} ms`)} |`,
