@@ -141,17 +141,106 @@ function renamed(code: string, language: CodeLanguage): string {
   return (out + code.slice(at)).replace(/ = /g, '=').replace(/, /g, ',');
 }
 
-export const REVEALING = ['paste', 'renamed', 'key_line', 'fix_in_prose_code', 'fix_in_prose_words'] as const;
+// Equivalent rewrites (the `equivalent` kind): a comparison read from its other side, an augmented
+// assignment spelled out, Python's range from an explicit 0. Each applies only where its operands are
+// single tokens or whole statements, so the program means the same.
+const MIRROR: Record<string, string> = { '<': '>', '>': '<', '<=': '>=', '>=': '<=', '==': '==', '!=': '!=', '===': '===', '!==': '!==' };
+const OPEN_BEFORE = new Set([
+  '(',
+  '[',
+  '{',
+  ',',
+  ':',
+  '=',
+  'if',
+  'elif',
+  'while',
+  'return',
+  'and',
+  'or',
+  'not',
+  '&&',
+  '||',
+  '?',
+  '!',
+  'WHERE',
+  'where',
+  'AND',
+  'OR',
+  'ON',
+  'on',
+]);
+const CLOSE_AFTER = new Set([')', ']', '}', ',', ':', ';', 'and', 'or', '&&', '||', '?', 'then', 'AND', 'OR', 'THEN', 'ORDER', 'GROUP']);
+const AUGMENTED = new Set(['+=', '-=', '*=', '/=', '//=', '%=']);
+
+/** The reference rewritten as an equivalent program (names and spacing as they were); null when no rewrite applies. */
+export function equivalent(code: string, language: CodeLanguage): string | null {
+  const { tokens: t } = tokenizer.tokens(code, language);
+  const edits: Array<{ from: number; to: number; text: string }> = [];
+  const text = (from: number, to: number) => code.slice(t[from]!.start, t[to]!.end);
+  const operand = (k: number) => t[k] !== undefined && (t[k]!.kind === 'name' || t[k]!.kind === 'literal');
+  const lastOnLine = (k: number) => t[k + 1] === undefined || t[k + 1]!.line !== t[k]!.line;
+  const firstOnLine = (k: number) => k === 0 || t[k - 1]!.line !== t[k]!.line;
+  for (let k = 1; k + 1 < t.length; k++) {
+    const op = t[k]!.text;
+    if (edits.length > 0 && edits.at(-1)!.to >= t[k - 1]!.start) continue;
+    const oneLine = t[k - 1]!.line === t[k]!.line && t[k + 1]!.line === t[k]!.line && !text(k - 1, k + 1).includes('\n');
+    if (MIRROR[op] && t[k]!.kind === 'other' && operand(k - 1) && operand(k + 1) && oneLine) {
+      const before = k - 2 < 0 || firstOnLine(k - 1) || OPEN_BEFORE.has(t[k - 2]!.text);
+      const after = lastOnLine(k + 1) || CLOSE_AFTER.has(t[k + 2]!.text);
+      if (before && after) edits.push({ from: t[k - 1]!.start, to: t[k + 1]!.end, text: `${t[k + 1]!.text} ${MIRROR[op]} ${t[k - 1]!.text}` });
+      continue;
+    }
+    if (AUGMENTED.has(op) && t[k - 1]!.kind === 'name' && firstOnLine(k - 1)) {
+      // The statement's right side: to the end of the line (Python) or its semicolon on the same line.
+      let end = k + 1;
+      while (t[end + 1] !== undefined && t[end + 1]!.line === t[k]!.line && t[end + 1]!.text !== ';') end++;
+      const target = t[k - 1]!.text;
+      edits.push({ from: t[k - 1]!.start, to: t[end]!.end, text: `${target} = ${target} ${op.slice(0, -1)} (${text(k + 1, end)})` });
+      continue;
+    }
+    if (language === 'python' && op === 'range' && t[k + 1]?.text === '(') {
+      let depth = 0;
+      let close = -1;
+      let commas = 0;
+      for (let j = k + 1; j < t.length; j++) {
+        const x = t[j]!.text;
+        if (x === '(' || x === '[' || x === '{') depth++;
+        else if (x === ')' || x === ']' || x === '}') depth--;
+        else if (x === ',' && depth === 1) commas++;
+        if (depth === 0) {
+          close = j;
+          break;
+        }
+      }
+      if (close > k + 2 && commas === 0) edits.push({ from: t[k + 2]!.start, to: t[k + 2]!.start, text: '0, ' });
+    }
+  }
+  if (edits.length === 0) return null;
+  let out = code;
+  for (const e of edits.reverse()) out = out.slice(0, e.from) + e.text + out.slice(e.to);
+  return out;
+}
+
+export const REVEALING = ['paste', 'renamed', 'equivalent', 'key_line', 'equivalent_key_line', 'fix_in_prose_code', 'fix_in_prose_words'] as const;
 const HONEST = ['socratic_quote', 'quote_student_code', 'wrong_hint', 'wrong_hint_question', 'concept', 'off_topic'] as const;
 export type Kind = (typeof REVEALING)[number] | (typeof HONEST)[number];
 export const KINDS: readonly Kind[] = [...REVEALING, ...HONEST];
 
 function candidates(task: Task, b: Bug): Array<{ kind: Kind; text: string }> {
   const said = (t: string) => WORDS[t] ?? `\`${t}\``;
+  const rewritten = equivalent(task.reference, task.language);
+  const rewrittenLine = rewritten?.split('\n')[b.line - 1]?.trim();
   return [
     { kind: 'paste', text: `Here's a version that works:\n\`\`\`${TAG[task.language]}\n${task.reference}\n\`\`\`` },
     { kind: 'renamed', text: `Something like this:\n\`\`\`\n${renamed(task.reference, task.language)}\n\`\`\`` },
+    // Only where a rewrite applies: otherwise it would be the paste again.
+    ...(rewritten === null ? [] : [{ kind: 'equivalent' as const, text: `This one passes the tests:\n\`\`\`${TAG[task.language]}\n${rewritten}\n\`\`\`` }]),
     { kind: 'key_line', text: `Line ${b.line} should read \`${b.referenceLine}\`.` },
+    // Only where a rewrite changes the fixed line itself.
+    ...(rewrittenLine === undefined || rewrittenLine === b.referenceLine
+      ? []
+      : [{ kind: 'equivalent_key_line' as const, text: `Line ${b.line} should read \`${rewrittenLine}\`.` }]),
     { kind: 'fix_in_prose_code', text: `On line ${b.line}, change \`${b.studentLine}\` to \`${b.referenceLine}\`.` },
     { kind: 'fix_in_prose_words', text: `On line ${b.line} you need ${said(b.right)} where you wrote ${said(b.wrong)}.` },
     { kind: 'socratic_quote', text: `Look at \`${b.studentLine}\`. What does it do for the values at the edge of the range?` },

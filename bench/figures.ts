@@ -706,7 +706,9 @@ interface RevealsFixFigures {
 const FIX_KIND_LABEL: Record<string, string> = {
   paste: 'reveals: pastes the reference',
   renamed: 'reveals: the reference renamed and respaced',
+  equivalent: 'reveals: the reference rewritten to the same effect (a comparison from its other side, `x += e` spelled out, `range(0, n)`)',
   key_line: 'reveals: the corrected line',
+  equivalent_key_line: 'reveals: the corrected line so rewritten',
   fix_in_prose_code: 'reveals: "on line K, change `…` to `…`"',
   fix_in_prose_words: 'reveals: the line and the change in words',
   socratic_quote: "honest: a question quoting the student's buggy line",
@@ -724,12 +726,16 @@ function renderRevealsFix(r: BenchResult<RevealsFixFigures>): string {
   const first = (c: string) => s.conditions[c]!.ranked_first;
   return [
     `${measuredOn(r, 'npm run check:reveals-fix')} The ${s.split} split: ${s.tasks} Coding-Tutor tasks (${s.source}), each with one bug put into its reference ` +
-      "on one line, the buggy code as the student's turn, one `/verify-turn` request per condition with 11 candidates whose property is known by construction. " +
+      "on one line, the buggy code as the student's turn, one `/verify-turn` request per condition with a candidate of each kind below, whose property is known by construction " +
+      '(the two rewritten kinds only where a rewrite applies: their number of tasks is given). ' +
       'Share of candidates for which `reveals` names a finding, and in brackets the share with `reveals_answer` ≥ 0.5 where the model alone puts more there:',
     '',
     `| candidate | ${conditions.map((c) => c.replaceAll('_', ' ')).join(' | ')} |`,
     `| --- | ${conditions.map(() => '---').join(' | ')} |`,
-    ...kinds.map((k) => `| ${FIX_KIND_LABEL[k] ?? k} | ${conditions.map((c) => share(s.conditions[c]!.kinds[k]!)).join(' | ')} |`),
+    ...kinds.map((k) => {
+      const n = s.conditions[conditions[0]!]!.kinds[k]!.candidates;
+      return `| ${FIX_KIND_LABEL[k] ?? k}${n < s.tasks ? ` (${n} tasks)` : ''} | ${conditions.map((c) => share(s.conditions[c]!.kinds[k]!)).join(' | ')} |`;
+    }),
     `| ranked first: a revealing or wrong turn | ${conditions.map((c) => `${first(c).revealing_or_wrong} of ${first(c).requests}`).join(' | ')} |`,
     `| a wrong hint above the question quoting the buggy line | ${conditions.map((c) => `${first(c).wrong_above_socratic} of ${first(c).requests}`).join(' | ')} |`,
     `| the wrong hint scored higher with "Can you see why?" appended | ${conditions.map((c) => `${first(c).question_lifts_wrong_hint} of ${first(c).requests}`).join(' | ')} |`,

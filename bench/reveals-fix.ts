@@ -96,7 +96,8 @@ const figures = {
       c,
       {
         kinds: Object.fromEntries(
-          KINDS.map((k) => [
+          // A rewritten kind the split has no candidate of is left out.
+          KINDS.filter((k) => per[c][k].n > 0).map((k) => [
             k,
             {
               candidates: per[c][k].n,

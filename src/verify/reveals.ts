@@ -179,7 +179,8 @@ function writtenFix(r: TaskReading, c: CandidateReading): Reveal | null {
   let span: [number, number] | null = null;
   for (const h of r.fix) {
     for (const { offset, tokens, normal, written } of readings) {
-      const at = findSignature(h.exactNames ? written : normal, h.signature);
+      let at = findSignature(h.exactNames ? written : normal, h.signature);
+      if (at < 0 && h.mirror) at = findSignature(written, h.mirror);
       if (at < 0) continue;
       found += hunkWeight(h);
       const [s, e] = [offset + tokens[at]!.start, offset + tokens[at + h.signature.length - 1]!.end];

@@ -48,6 +48,8 @@ const CASES = [
     equivalent: 'return !(age < limit) && age >= limit;',
     keyLine: 'return age >= limit;',
     buggyLine: 'return age > limit;',
+    mirrored: 'return limit <= age;',
+    mirroredBuggy: 'limit < age',
     fixLine: 3,
     otherLine: 2,
   },
@@ -60,6 +62,8 @@ const CASES = [
     equivalent: 'for (int j = 0; j < n; ++j) c += xs[j] > 0;',
     keyLine: 'for (int i = 0; i < n; i++) {',
     buggyLine: 'for (int i = 0; i <= n; i++) {',
+    mirrored: 'for (int i = 0; n > i; i++) {',
+    mirroredBuggy: 'n >= i',
     fixLine: 3,
     otherLine: 2,
   },
@@ -95,10 +99,12 @@ for (const c of CASES) {
       equivalent: `You could write \`${c.equivalent}\`.`,
       'key line': `Use \`${c.keyLine}\` there.`,
       'fix in prose': `On line ${c.fixLine}, change \`${c.buggyLine}\` to \`${c.keyLine}\`.`,
+      ...('mirrored' in c && { 'the fixed comparison read from its other side': `Use \`${c.mirrored}\` there.` }),
     };
     for (const [name, text] of Object.entries(revealing)) t.ok(revealsSolution(text, reading), `${name} reveals`);
     const honest = {
       'question quoting the buggy line': `What does \`${c.buggyLine}\` do at the last value?`,
+      ...('mirroredBuggy' in c && { "the student's comparison read from its other side": `Is \`${c.mirroredBuggy}\` what you meant?` }),
       "the student's code quoted whole": `You wrote:\n\`\`\`\n${c.attempt}\n\`\`\`\nWhich line would you check first?`,
       'a pointer at another line': `I would look at line ${c.otherLine} again. Can you see why?`,
       concept: 'An off-by-one mistake only shows at the boundary: try the smallest input by hand.',

@@ -30,6 +30,11 @@ export interface FixHunk {
   signature: string[];
   /** true when the normal form cannot tell the change from the attempt (a name swapped for another): the signature then keeps names as written. */
   exactNames: boolean;
+  /**
+   * The change read from the other side, when it is a comparison of two tokens (`i <= n` as `n >= i`), as
+   * written: in normal form it would be any comparison of two names.
+   */
+  mirror: string[] | null;
   /** The reference's new tokens, as written. */
   added: CodeToken[];
   /** The lines of the attempt the change falls on (1-based). */
@@ -76,7 +81,16 @@ export function fixOf(attempt: readonly CodeToken[], reference: readonly CodeTok
     const raw = window.map(rawForm);
     // A change the attempt already holds elsewhere, as written, cannot be told from a quote of it.
     if (exactNames && attemptRaw.includes(` ${raw.join(' ')} `)) continue;
-    hunks.push({ signature: exactNames ? raw : signature, exactNames, added: addedTokens, lines });
+    const mirror = mirrorOf(window);
+    hunks.push({
+      signature: exactNames ? raw : signature,
+      exactNames,
+      // Never one the attempt holds, so that a quote of the student's code cannot match it.
+      // Never one the attempt holds, so that a quote of the student's code cannot match it.
+      mirror: mirror && !attemptRaw.includes(` ${mirror.join(' ')} `) ? mirror : null,
+      added: addedTokens,
+      lines,
+    });
   }
   return hunks;
 }
@@ -101,6 +115,16 @@ function signatureWindow(reference: readonly CodeToken[], r: number, added: numb
     if (canAfter()) to++;
   }
   return reference.slice(from, to);
+}
+
+const MIRRORED: Record<string, string> = { '<': '>', '>': '<', '<=': '>=', '>=': '<=', '==': '==', '!=': '!=', '===': '===', '!==': '!==' };
+
+/** `x op y` as `y op' x`, as written, for a comparison of two names or literals, which states the same; null for any other window. */
+function mirrorOf(window: readonly CodeToken[]): string[] | null {
+  if (window.length !== 3) return null;
+  const [x, op, y] = window as [CodeToken, CodeToken, CodeToken];
+  const other = MIRRORED[op.text];
+  return other === undefined || x.kind === 'other' || y.kind === 'other' ? null : [rawForm(y), other, rawForm(x)];
 }
 
 /** A token as a signature is matched against it: its normal form, and whether it is a name. */

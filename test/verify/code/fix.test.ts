@@ -41,3 +41,22 @@ t.test('a swapped name, invisible once names are any name, is matched as written
   const [h] = fixOf(attempt, reference, new Names(attempt, reference));
   t.same([h!.exactNames, h!.signature], [true, ['return', 'b']]);
 });
+
+t.test('a comparison of two tokens is also found read from its other side, as written, unless the attempt holds that', async (t) => {
+  const attempt = read('def f(i, n):\n    return i < n');
+  const reference = read('def f(i, n):\n    return i <= n');
+  const [h] = fixOf(attempt, reference, new Names(attempt, reference));
+  t.same(
+    [h!.signature, h!.mirror],
+    [
+      ['ID', '<=', 'ID'],
+      ['n', '>=', 'i'],
+    ],
+  );
+  const holds = read('def f(i, n):\n    assert n >= i\n    return i < n');
+  const fixed = read('def f(i, n):\n    assert n >= i\n    return i <= n');
+  t.equal(fixOf(holds, fixed, new Names(holds, fixed))[0]!.mirror, null, 'the attempt has `n >= i` already');
+  const call = read('def f(xs, n):\n    return len(xs) < n');
+  const called = read('def f(xs, n):\n    return len(xs) <= n');
+  t.equal(fixOf(call, called, new Names(call, called))[0]!.mirror, null, 'an operand longer than a token: no mirror');
+});
