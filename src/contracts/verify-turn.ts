@@ -102,6 +102,12 @@ export const VerifyTurnResponseSchema = z
             .describe(
               "The lines of the student's latest code this candidate points at (by number, or by quoting one) when none of them is a line the fix changes: a hint aimed at the wrong place. Null when it points nowhere or at the fix, or when the fix is unknown (it needs task.reference_code and the student's code). Such a candidate ranks after every one that neither misdirects nor reveals",
             ),
+          guides: z
+            .array(z.number().int())
+            .nullable()
+            .describe(
+              "The lines of the student's latest code this candidate points at (by number, or by quoting one) when one of them is a line the fix changes and it does not reveal the fix: a hint aimed at the bug. Null otherwise, and whenever the fix is unknown. Such a candidate ranks before every one that does not guide",
+            ),
         }),
       )
       .describe('Per candidate, in request order: what the score is made of'),

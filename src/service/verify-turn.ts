@@ -10,12 +10,13 @@ export async function verifyTurn(svc: Service, body: VerifyTurnRequest, signal: 
   const { candidates, context, task, options } = body;
   // One worker verifies the whole request: split across idle workers, a lone request encoded the task and
   // the dialogue once per worker and took every core for one client.
-  const { verification, info, reveals, misdirected } = await svc.pool.run('verifyTask', { task, context, candidates }, signal);
+  const { verification, info, reveals, misdirected, guided } = await svc.pool.run('verifyTask', { task, context, candidates }, signal);
   const scores = verification.candidates.map((c) => c.score);
   const ranking = rankCandidates(
     scores,
     reveals.map((r) => r !== null),
     misdirected.map((m) => m !== null),
+    guided.map((g) => g !== null),
   );
   const best = ranking[0]!;
   return {
@@ -28,7 +29,7 @@ export async function verifyTurn(svc: Service, body: VerifyTurnRequest, signal: 
         c.dimensions && 'reveals_answer' in c.dimensions
           ? { ...c.dimensions, reveals_answer: revealProbability(c.dimensions.reveals_answer, reveal)! }
           : c.dimensions;
-      return { index, ...c, ...(dims ? { dimensions: dims } : {}), reveals: reveal, misdirects: misdirected[index]! };
+      return { index, ...c, ...(dims ? { dimensions: dims } : {}), reveals: reveal, misdirects: misdirected[index]!, guides: guided[index]! };
     }),
     model: info,
     truncated: verification.truncated,

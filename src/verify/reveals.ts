@@ -370,19 +370,36 @@ export function revealsSolution(candidate: string | CandidateReading, reading: T
   );
 }
 
-/**
- * The lines of the student's code a candidate points at — by number ("line 4") or by quoting one — when none
- * of them is a line the fix changes: a hint that sends the student to the wrong place, whatever its
- * punctuation. Null when it points nowhere, points at the fix, or the fix is unknown (no reference or no code).
- */
-export function misdirects(candidate: string | CandidateReading, r: TaskReading): number[] | null {
-  if (r.fix.length === 0 || !r.attempt) return null;
-  const c = asRead(candidate, r);
+/** The lines of the student's latest code a candidate points at: by number ("line 3"), or by quoting one or part of one. */
+function pointedLines(c: CandidateReading, r: TaskReading): Set<number> {
   const pointed = new Set(namedLines(c.text));
   for (const { norm } of c.parts) if (norm.length >= MIN_QUOTE_TOKENS) for (const line of quotedLines(norm, r)) pointed.add(line);
+  return pointed;
+}
+
+/**
+ * Where a candidate points with the fix known (it needs the reference and the student's code): the lines it
+ * points at when one of them is a line the fix changes (`guides`), or when none is (`misdirects`); null
+ * when it points nowhere or the fix is unknown.
+ */
+function aim(candidate: string | CandidateReading, r: TaskReading): { at: number[]; fixed: boolean } | null {
+  if (r.fix.length === 0 || !r.attempt) return null;
+  const pointed = pointedLines(asRead(candidate, r), r);
   if (pointed.size === 0) return null;
   const fixed = new Set(r.fix.flatMap((h) => h.lines));
-  return [...pointed].some((l) => fixed.has(l)) ? null : [...pointed].sort((a, b) => a - b);
+  return { at: [...pointed].sort((a, b) => a - b), fixed: [...pointed].some((l) => fixed.has(l)) };
+}
+
+/** A hint aimed at the wrong place, whatever its punctuation: the lines it points at when none is a line the fix changes. */
+export function misdirects(candidate: string | CandidateReading, r: TaskReading): number[] | null {
+  const a = aim(candidate, r);
+  return a && !a.fixed ? a.at : null;
+}
+
+/** A hint aimed where the bug is: the lines it points at when one of them is a line the fix changes. */
+export function guides(candidate: string | CandidateReading, r: TaskReading): number[] | null {
+  const a = aim(candidate, r);
+  return a?.fixed ? a.at : null;
 }
 // A quote shorter than this (`i`, `x + 1`) is not a line of the student's.
 const MIN_QUOTE_TOKENS = 3;

@@ -82,6 +82,38 @@ t.test('POST /verify-turn reads candidates against the reference code: one that 
   t.equal(without.json<{ candidates: { reveals: unknown }[] }>().candidates[0]!.reveals, null, 'without reference_code the code is not recognised');
 });
 
+t.test('POST /verify-turn with the fix known: the hint aimed at the buggy line ranks first, a wrong pointer after a remark beside the point', async (t) => {
+  const app = await testApp();
+  t.teardown(() => app.close());
+  const reference_code = 'def sum_to(n):\n    total = 0\n    for i in range(n + 1):\n        total += i\n    return total';
+  const attempt = reference_code.replace('range(n + 1)', 'range(n)');
+  const payload = {
+    task: { description: 'def sum_to(n): return 0 + 1 + ... + n', reference_code },
+    context: [
+      { role: 'tutor', text: 'Show me what you have.' },
+      { role: 'student', text: `It is one short:\n\`\`\`python\n${attempt}\n\`\`\`` },
+    ],
+    candidates: [
+      'By the way, have you set up version control for this project yet?',
+      'What values does `for i in range(n):` give i when n is 3?',
+      'The bug is on line 2: `total = 0`. Can you see why?',
+    ],
+  };
+  const res = await app.inject({ method: 'POST', url: '/verify-turn', payload });
+  t.equal(res.statusCode, 200, res.body);
+  const body = res.json() as { ranking: number[]; best: { index: number }; candidates: { guides: number[] | null; misdirects: number[] | null }[] };
+  t.same(
+    body.candidates.map((c) => [c.guides, c.misdirects]),
+    [
+      [null, null],
+      [[3], null],
+      [null, [2]],
+    ],
+  );
+  t.same(body.ranking, [1, 0, 2], 'the guiding hint first, whatever the scores; the wrong pointer last');
+  t.equal(body.best.index, 1);
+});
+
 t.test('POST /verify-turn: bad requests are 400s naming the field', async (t) => {
   const app = await testApp({ VERIFIER_DIR: BYO });
   t.teardown(() => app.close());

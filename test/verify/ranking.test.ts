@@ -17,3 +17,10 @@ t.test('a candidate that misdirects ranks after every guiding one and before eve
   t.same(rankCandidates([0.9, 0.8, 0.1], [false, false, false], [true, false, false]), [1, 2, 0]);
   t.same(rankCandidates([0.9, 0.8, 0.1], [true, false, false], [false, true, false]), [2, 1, 0]);
 });
+
+t.test('with the fix known, a candidate aimed at the bug ranks before every other that neither misdirects nor reveals', async (t) => {
+  // scores: off topic 0.9, a question at the buggy line 0.3, a wrong pointer 0.95, the fix pasted 0.99
+  t.same(rankCandidates([0.9, 0.3, 0.95, 0.99], [false, false, false, true], [false, false, true, false], [false, true, false, false]), [1, 0, 2, 3]);
+  t.same(rankCandidates([0.2, 0.8], [], [], [true, true]), [1, 0], 'among guiding ones, by score');
+  t.same(rankCandidates([0.9, 0.3], [true, false], [], [true, false]), [1, 0], 'revealing outranks guiding: it comes last');
+});
