@@ -697,7 +697,7 @@ interface RevealsFixFigures {
     string,
     {
       kinds: Record<string, { candidates: number; flagged: number; reveals_ge_05: number; mean_score: number }>;
-      ranked_first: { requests: number; revealing_or_wrong: number; wrong_above_socratic: number; question_lifts_wrong_hint: number };
+      ranked_first: { requests: number; socratic_first: number; revealing_or_wrong: number; wrong_above_socratic: number; question_lifts_wrong_hint: number };
       reveals_answer_ece: number;
     }
   >;
@@ -736,6 +736,7 @@ function renderRevealsFix(r: BenchResult<RevealsFixFigures>): string {
       const n = s.conditions[conditions[0]!]!.kinds[k]!.candidates;
       return `| ${FIX_KIND_LABEL[k] ?? k}${n < s.tasks ? ` (${n} tasks)` : ''} | ${conditions.map((c) => share(s.conditions[c]!.kinds[k]!)).join(' | ')} |`;
     }),
+    `| ranked first: the question quoting the buggy line | ${conditions.map((c) => `${first(c).socratic_first} of ${first(c).requests}`).join(' | ')} |`,
     `| ranked first: a revealing or wrong turn | ${conditions.map((c) => `${first(c).revealing_or_wrong} of ${first(c).requests}`).join(' | ')} |`,
     `| a wrong hint above the question quoting the buggy line | ${conditions.map((c) => `${first(c).wrong_above_socratic} of ${first(c).requests}`).join(' | ')} |`,
     `| the wrong hint scored higher with "Can you see why?" appended | ${conditions.map((c) => `${first(c).question_lifts_wrong_hint} of ${first(c).requests}`).join(' | ')} |`,

@@ -23,11 +23,16 @@ interface Answer {
 type Tally = { n: number; flagged: number; high: number; score: number };
 const tally = (): Tally => ({ n: 0, flagged: 0, high: 0, score: 0 });
 const per = Object.fromEntries(CONDITIONS.map((c) => [c, Object.fromEntries(KINDS.map((k) => [k, tally()]))])) as Record<Condition, Record<Kind, Tally>>;
-// question_lifts_wrong_hint: requests where the wrong hint with "Can you see why?" appended scores above the
-// same hint without it, the head's reward for the form of a question.
+// socratic_first: requests whose first-ranked turn is the question quoting the buggy line, the one turn that
+// points at the bug without giving it away. question_lifts_wrong_hint: requests where the wrong hint with
+// "Can you see why?" appended scores above the same hint without it, the head's reward for the form of a
+// question.
 const first = Object.fromEntries(
-  CONDITIONS.map((c) => [c, { requests: 0, revealing_or_wrong: 0, wrong_above_socratic: 0, question_lifts_wrong_hint: 0 }]),
-) as Record<Condition, { requests: number; revealing_or_wrong: number; wrong_above_socratic: number; question_lifts_wrong_hint: number }>;
+  CONDITIONS.map((c) => [c, { requests: 0, socratic_first: 0, revealing_or_wrong: 0, wrong_above_socratic: 0, question_lifts_wrong_hint: 0 }]),
+) as Record<
+  Condition,
+  { requests: number; socratic_first: number; revealing_or_wrong: number; wrong_above_socratic: number; question_lifts_wrong_hint: number }
+>;
 const kindsSeen: Record<string, number> = {};
 
 const { base, child } = await startBuiltService();
@@ -63,6 +68,7 @@ try {
       const f = first[condition];
       f.requests++;
       const top = cs[out.ranking[0]!]!.kind;
+      if (top === 'socratic_quote') f.socratic_first++;
       if ((REVEALING as readonly string[]).includes(top) || top.startsWith('wrong_hint')) f.revealing_or_wrong++;
       const place = (kind: Kind) => out.ranking.findIndex((k) => cs[k]!.kind === kind);
       if (Math.min(place('wrong_hint'), place('wrong_hint_question')) < place('socratic_quote')) f.wrong_above_socratic++;
