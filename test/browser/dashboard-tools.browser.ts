@@ -14,7 +14,13 @@ type VerifyAnswer = {
   ranking: number[];
   scores: number[];
   best: { index: number; score: number };
-  candidates: { features?: Record<string, number>; dimensions?: Record<string, number> }[];
+  candidates: {
+    features?: Record<string, number>;
+    dimensions?: Record<string, number>;
+    reveals: { kind: string } | null;
+    misdirects: number[] | null;
+    guides: number[] | null;
+  }[];
 };
 type TraceAnswer = { kcs: { id: string; status: string; p_before: number; evidence: { turn: number; p_after: number }[] }[]; turns_total: number };
 type Pair = {
@@ -140,6 +146,55 @@ t.test('dashboard: verifier playground and knowledge trace', async (t) => {
     t.ok(shown.every((s) => s.dimensions.length === 8));
     t.same(errors, [], 'no console errors');
     if (SCREENSHOT_DIR) await page.screenshot({ path: join(SCREENSHOT_DIR, 'dashboard-verify.png'), fullPage: true });
+
+    // With the reference code: each card says what the service read in its candidate, as the API does.
+    const reference_code = 'def sum_to(n):\n    total = 0\n    for i in range(n + 1):\n        total += i\n    return total';
+    const codeBody = {
+      task: { description: 'def sum_to(n): return 0 + 1 + ... + n', reference_code },
+      context: [{ role: 'student', text: `Mine is one short:\n\`\`\`python\n${reference_code.replace('range(n + 1)', 'range(n)')}\n\`\`\`` }],
+      candidates: [
+        'By the way, have you set up version control for this project yet?',
+        'What values does `for i in range(n):` give i when n is 3?',
+        'The bug is on line 2: `total = 0`. Can you see why?',
+        'Line 3 should read `for i in range(n + 1):`.',
+      ],
+    };
+    await page.fill('#task-description', codeBody.task.description);
+    await page.fill('#task-dependencies', '');
+    await page.fill('#task-steps', '');
+    await page.fill('#task-reference', reference_code);
+    await page.fill('#dialogue', JSON.stringify(codeBody.context));
+    await page.fill('#candidates', codeBody.candidates.join('\n\n'));
+    const [codeRequest] = await Promise.all([
+      page.waitForRequest((r) => r.url() === `${base}/verify-turn` && r.method() === 'POST'),
+      page.getByRole('button', { name: 'Score candidates' }).click(),
+    ]);
+    t.same(codeRequest.postDataJSON(), codeBody, 'the reference code goes as task.reference_code');
+    await page.locator('#ranking li .finding').first().waitFor();
+    const cards = await page.$$eval('#ranking li', (items) =>
+      items.map((li) => ({ index: Number(li.getAttribute('data-index')), findings: Array.from(li.querySelectorAll('.finding'), (p) => p.textContent) })),
+    );
+    const answer = await post<VerifyAnswer>('/verify-turn', codeBody);
+    t.same(
+      cards.map((c) => c.index),
+      answer.ranking,
+      'same order as the API',
+    );
+    t.same(
+      answer.ranking.map((i) => [answer.candidates[i]!.guides, answer.candidates[i]!.misdirects, answer.candidates[i]!.reveals?.kind ?? null]),
+      [
+        [[3], null, null],
+        [null, null, null],
+        [null, [2], null],
+        [null, null, 'fix'],
+      ],
+      'the API: the question at the buggy line first, the remark, the wrong pointer, the fix given last',
+    );
+    t.same(
+      cards.map((c) => c.findings),
+      [['points at line 3, where the fix is'], [], ['points at line 2, which the fix does not change'], ['reveals the answer: fix']],
+      'and each card says why',
+    );
 
     // A 400 names the field: a candidate past the length limit.
     await page.fill('#candidates', 'x'.repeat(20_001));

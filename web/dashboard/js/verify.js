@@ -23,6 +23,8 @@ function readForm() {
   const steps = lines(field('task-steps').value);
   if (dependencies.length) task.dependencies = dependencies;
   if (steps.length) task.solution_steps = steps;
+  const reference = field('task-reference').value.trim();
+  if (reference) task.reference_code = reference;
   const candidates = blocks(field('candidates').value);
   if (candidates.length === 0) throw new FieldError('candidates', 'give at least one candidate');
   return { task, context: parseDialogue(field('dialogue').value), candidates };
@@ -32,6 +34,7 @@ function fillForm(request) {
   field('task-description').value = request.task?.description ?? '';
   field('task-dependencies').value = (request.task?.dependencies ?? []).join('\n');
   field('task-steps').value = (request.task?.solution_steps ?? []).join('\n');
+  field('task-reference').value = request.task?.reference_code ?? '';
   field('dialogue').value = formatDialogue(request.context ?? []);
   field('candidates').value = (request.candidates ?? []).join('\n\n');
 }
@@ -40,6 +43,7 @@ function fillForm(request) {
 function fieldOfPath(path) {
   if (path.startsWith('$.task.dependencies')) return 'task-dependencies';
   if (path.startsWith('$.task.solution_steps')) return 'task-steps';
+  if (path.startsWith('$.task.reference_code')) return 'task-reference';
   if (path.startsWith('$.task')) return 'task-description';
   if (path.startsWith('$.context')) return 'dialogue';
   if (path.startsWith('$.candidates')) return 'candidates';
@@ -88,6 +92,17 @@ function featureList(features, scale, className = 'features') {
   return list;
 }
 
+const linesText = (lines) => (lines.length === 1 ? `line ${lines[0]}` : `lines ${lines.join(', ')}`);
+
+/** What the service read in a candidate against the task and the student's code: why it ranks where it does, beside its score. */
+function findings(c) {
+  const pills = [];
+  if (c.reveals) pills.push(el('span', `reveals the answer: ${c.reveals.kind.replaceAll('_', ' ')}`, 'pill bad finding'));
+  if (c.misdirects) pills.push(el('span', `points at ${linesText(c.misdirects)}, which the fix does not change`, 'pill bad finding'));
+  if (c.guides) pills.push(el('span', `points at ${linesText(c.guides)}, where the fix is`, 'pill good finding'));
+  return pills;
+}
+
 // A probability's bar is its value: on a fixed 0–1 scale, never read as yes / no.
 const PROBABILITY = { max: 1, binary: false };
 
@@ -124,6 +139,7 @@ function showResult(request, res) {
       el('span', `candidate ${index} · logit ${fmt(c.logit, 2)}`, 'note'),
     );
     if (cut.has(index)) head.append(el('span', 'cut to fit the model input', 'pill bad'));
+    head.append(...findings(c));
     const text = el('p', request.candidates[index], 'cand-text');
     item.append(head, text);
     if (c.dimensions) {
@@ -143,6 +159,9 @@ function showResult(request, res) {
       'Plain bars: the hand features the model weighs beside the sentence embeddings — their values (scaled to the largest), not their share of the score.',
     );
   } else notes.push('This model gives no per-candidate features: the score and its logit are all it explains.');
+  if (res.candidates.some((c) => c.reveals || c.misdirects || c.guides)) {
+    notes.push('Whatever the scores, a turn aimed at the bug ranks first, one pointing at other lines after the rest, and one that reveals the answer last.');
+  }
   if (res.truncated.task) notes.push('The task was cut to fit the model input.');
   if (res.truncated.context) notes.push('Older dialogue was cut to fit the model input.');
   field('result-info').textContent = notes.join(' ');
