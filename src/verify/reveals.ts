@@ -163,8 +163,9 @@ const FIX_SHARE = 0.5;
 /** The fix written in the candidate's code (or in its text, read as code): the share of the fix's weight, and where. */
 function writtenFix(r: TaskReading, c: CandidateReading): Reveal | null {
   if (r.fix.length === 0) return null;
-  // Each part read in the task's language; the whole text read as prose, for code written without backticks.
-  const prose = proseTokens(c.text);
+  // Each part read in the task's language; the rest of the text read as prose, for code written without
+  // backticks (read as prose, a part's comments and strings would be code too).
+  const prose = proseTokens(blanked(c.text, c.parts));
   const readings = [
     ...c.parts.map(({ part, tokens, norm }) => ({ offset: part.offset, tokens, norm })),
     { offset: 0, tokens: prose, norm: prose.map((t) => r.names.norm(t)) },
@@ -366,8 +367,28 @@ export function revealsSolution(candidate: string | CandidateReading, reading: T
     changedLine(reading, c) ??
     fixInProse(reading, c.text) ??
     (c.parts.length === 0 ? statedAnswer(c.text) : null) ??
-    (reading.task.solution_steps?.length ? solutionStep(c.text, reading.task.solution_steps) : null)
+    (reading.task.solution_steps?.length ? solutionStep(withoutOwnCode(c, reading), reading.task.solution_steps) : null)
   );
+}
+
+/**
+ * The candidate's text with the code that quotes the student's own (a line, part of one, or the whole, by
+ * normal form) blanked out, offsets kept: what the student wrote, quoted back, states no step.
+ */
+function withoutOwnCode(c: CandidateReading, r: TaskReading): string {
+  if (!r.attempt) return c.text;
+  const attempt = ` ${r.attempt.norm.join(' ')} `;
+  return blanked(
+    c.text,
+    c.parts.filter(({ norm }) => norm.length >= MIN_QUOTE_TOKENS && attempt.includes(` ${norm.join(' ')} `)),
+  );
+}
+
+/** `text` with the code of `parts` replaced by spaces: the offsets of the rest stay where they were. */
+function blanked(text: string, parts: readonly { part: CodePart }[]): string {
+  let out = text;
+  for (const { part } of parts) out = out.slice(0, part.offset) + ' '.repeat(part.text.length) + out.slice(part.offset + part.text.length);
+  return out;
 }
 
 /** The lines of the student's latest code a candidate points at: by number ("line 3"), or by quoting one or part of one. */

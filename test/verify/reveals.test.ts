@@ -131,6 +131,16 @@ t.test("without the reference, a complete function for the task or a line of the
   }
 });
 
+t.test("the student's own code quoted back states no solution step, and it is never the fix", async (t) => {
+  const attempt = 'def total(items):\n    result = call_helper_fn(items)\n    return result - 1';
+  const reference = 'def total(items):\n    result = call_helper_fn(items)\n    return result + 1';
+  const task = { description: 'def total(items): one more than the helper gives', reference_code: reference, solution_steps: ['Call helper_fn on the items'] };
+  const reading = readTask(task, studentSays(attempt, 'python'), tokenizer);
+  t.equal(revealsSolution('Look at `result = call_helper_fn(items)`. What does it give for an empty list?', reading), null, 'a line of it quoted');
+  t.equal(revealsSolution(`You wrote:\n\`\`\`python\n${attempt}\n\`\`\`\nWhich line would you check first?`, reading), null, 'all of it quoted');
+  t.equal(revealsSolution('First, call helper_fn on the items.', reading)?.kind, 'solution_step', 'the step said in words still is');
+});
+
 t.test('the signature the student was given is not the answer; a step stated (not asked) is; an announced value is', async (t) => {
   const [c] = CASES;
   const task = { description: c.description, reference_code: c.reference, solution_steps: ['Add every number from zero up to and including n'] };

@@ -53,7 +53,10 @@ const rawForm = (t: CodeToken): string => (t.kind === 'literal' ? literalForm(t.
 export function fixOf(attempt: readonly CodeToken[], reference: readonly CodeToken[], names: Names): FixHunk[] {
   const changes = diffArrays(attempt.map(rawForm), reference.map(rawForm));
   const hunks: FixHunk[] = [];
-  const attemptNorm = ` ${attempt.map((t) => names.norm(t)).join(' ')} `;
+  // The attempt as a signature is matched against it (findSignature: "ID" is any name, a builtin too), so that
+  // a signature the attempt holds is widened, or kept as written, by the rule a candidate is read with.
+  const attemptForms = attempt.map((t) => ({ form: names.norm(t), name: t.kind === 'name' }));
+  const inAttempt = (signature: readonly string[]) => findSignature(attemptForms, signature) >= 0;
   const attemptRaw = ` ${attempt.map(rawForm).join(' ')} `;
   let a = 0;
   let r = 0;
@@ -72,12 +75,12 @@ export function fixOf(attempt: readonly CodeToken[], reference: readonly CodeTok
     const addedTokens = reference.slice(r, r + added);
     const touched = attempt.slice(a, a + Math.max(1, removed));
     const lines = [...new Set((touched.length > 0 ? touched : attempt.slice(Math.max(0, a - 1), a)).map((t) => t.line))];
-    const window = signatureWindow(reference, r, added, (w) => attemptNorm.includes(` ${w.map((t) => names.norm(t)).join(' ')} `));
+    const window = signatureWindow(reference, r, added, (w) => inAttempt(w.map((t) => names.norm(t))));
     a += removed;
     r += added;
     if (window.length < 2) continue;
     const signature = window.map((t) => names.norm(t));
-    const exactNames = attemptNorm.includes(` ${signature.join(' ')} `);
+    const exactNames = inAttempt(signature);
     const raw = window.map(rawForm);
     // A change the attempt already holds elsewhere, as written, cannot be told from a quote of it.
     if (exactNames && attemptRaw.includes(` ${raw.join(' ')} `)) continue;

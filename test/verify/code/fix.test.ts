@@ -60,3 +60,13 @@ t.test('a comparison of two tokens is also found read from its other side, as wr
   const called = read('def f(xs, n):\n    return len(xs) <= n');
   t.equal(fixOf(call, called, new Names(call, called))[0]!.mirror, null, 'an operand longer than a token: no mirror');
 });
+
+t.test('a signature the attempt holds by the rule candidates are read with (a builtin is any name there) is widened', async (t) => {
+  const attempt = read('def f(n, m):\n    if n is None or int(m):\n        return 1\n    if n is None and m:\n        return 2');
+  const reference = read('def f(n, m):\n    if n is None or int(m):\n        return 1\n    if n is None or m:\n        return 2');
+  t.same(
+    fixOf(attempt, reference, new Names(attempt, reference)).map((h) => h.signature),
+    [['is', 'None', 'or', 'ID', ':']],
+    "`None or ID` would match the attempt's own `None or int`",
+  );
+});
