@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mulberry32 } from '../src/common/rng.js';
 import { codeTokenizer } from '../src/verify/code/grammars.js';
+import { MIRRORED } from '../src/verify/code/fix.js';
 import type { CodeLanguage, CodeToken } from '../src/verify/code/tokens.js';
 
 const DIR = new URL('../../shared/data/coding-tutor/', import.meta.url);
@@ -144,7 +145,6 @@ function renamed(code: string, language: CodeLanguage): string {
 // Equivalent rewrites (the `equivalent` kind): a comparison read from its other side, an augmented
 // assignment spelled out, Python's range from an explicit 0. Each applies only where its operands are
 // single tokens or whole statements, so the program means the same.
-const MIRROR: Record<string, string> = { '<': '>', '>': '<', '<=': '>=', '>=': '<=', '==': '==', '!=': '!=', '===': '===', '!==': '!==' };
 const OPEN_BEFORE = new Set([
   '(',
   '[',
@@ -185,10 +185,10 @@ export function equivalent(code: string, language: CodeLanguage): string | null 
     const op = t[k]!.text;
     if (edits.length > 0 && edits.at(-1)!.to >= t[k - 1]!.start) continue;
     const oneLine = t[k - 1]!.line === t[k]!.line && t[k + 1]!.line === t[k]!.line && !text(k - 1, k + 1).includes('\n');
-    if (MIRROR[op] && t[k]!.kind === 'other' && operand(k - 1) && operand(k + 1) && oneLine) {
+    if (MIRRORED[op] && t[k]!.kind === 'other' && operand(k - 1) && operand(k + 1) && oneLine) {
       const before = k - 2 < 0 || firstOnLine(k - 1) || OPEN_BEFORE.has(t[k - 2]!.text);
       const after = lastOnLine(k + 1) || CLOSE_AFTER.has(t[k + 2]!.text);
-      if (before && after) edits.push({ from: t[k - 1]!.start, to: t[k + 1]!.end, text: `${t[k + 1]!.text} ${MIRROR[op]} ${t[k - 1]!.text}` });
+      if (before && after) edits.push({ from: t[k - 1]!.start, to: t[k + 1]!.end, text: `${t[k + 1]!.text} ${MIRRORED[op]} ${t[k - 1]!.text}` });
       continue;
     }
     if (AUGMENTED.has(op) && t[k - 1]!.kind === 'name' && firstOnLine(k - 1)) {

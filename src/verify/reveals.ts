@@ -399,28 +399,18 @@ function pointedLines(c: CandidateReading, r: TaskReading): Set<number> {
 }
 
 /**
- * Where a candidate points with the fix known (it needs the reference and the student's code): the lines it
- * points at when one of them is a line the fix changes (`guides`), or when none is (`misdirects`); null
- * when it points nowhere or the fix is unknown.
+ * Where a candidate points with the fix known (it needs the reference and the student's code), by number or
+ * by quoting: `misdirects`, the lines it points at when none is a line the fix changes (a hint aimed at the
+ * wrong place, whatever its punctuation); `guides`, those lines when one of them is (a hint aimed at the
+ * bug). Both null when it points nowhere or the fix is unknown.
  */
-function aim(candidate: string | CandidateReading, r: TaskReading): { at: number[]; fixed: boolean } | null {
-  if (r.fix.length === 0 || !r.attempt) return null;
+export function aimOf(candidate: string | CandidateReading, r: TaskReading): { misdirects: number[] | null; guides: number[] | null } {
+  if (r.fix.length === 0 || !r.attempt) return { misdirects: null, guides: null };
   const pointed = pointedLines(asRead(candidate, r), r);
-  if (pointed.size === 0) return null;
+  if (pointed.size === 0) return { misdirects: null, guides: null };
   const fixed = new Set(r.fix.flatMap((h) => h.lines));
-  return { at: [...pointed].sort((a, b) => a - b), fixed: [...pointed].some((l) => fixed.has(l)) };
-}
-
-/** A hint aimed at the wrong place, whatever its punctuation: the lines it points at when none is a line the fix changes. */
-export function misdirects(candidate: string | CandidateReading, r: TaskReading): number[] | null {
-  const a = aim(candidate, r);
-  return a && !a.fixed ? a.at : null;
-}
-
-/** A hint aimed where the bug is: the lines it points at when one of them is a line the fix changes. */
-export function guides(candidate: string | CandidateReading, r: TaskReading): number[] | null {
-  const a = aim(candidate, r);
-  return a?.fixed ? a.at : null;
+  const at = [...pointed].sort((a, b) => a - b);
+  return at.some((l) => fixed.has(l)) ? { misdirects: null, guides: at } : { misdirects: at, guides: null };
 }
 // A quote shorter than this (`i`, `x + 1`) is not a line of the student's.
 const MIN_QUOTE_TOKENS = 3;

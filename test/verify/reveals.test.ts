@@ -4,7 +4,7 @@
 import t from 'tap';
 import type { DialogueTurn } from '../../src/contracts/verify-turn.js';
 import { codeTokenizer } from '../../src/verify/code/grammars.js';
-import { guides, misdirects, readTask, type RevealTask, revealProbability, revealsSolution } from '../../src/verify/reveals.js';
+import { aimOf, readTask, type RevealTask, revealProbability, revealsSolution } from '../../src/verify/reveals.js';
 
 const tokenizer = await codeTokenizer();
 const studentSays = (code: string, tag = ''): DialogueTurn[] => [
@@ -110,12 +110,12 @@ for (const c of CASES) {
       concept: 'An off-by-one mistake only shows at the boundary: try the smallest input by hand.',
     };
     for (const [name, text] of Object.entries(honest)) t.equal(revealsSolution(text, reading), null, `${name} does not reveal`);
-    t.same(misdirects(honest['a pointer at another line'], reading), [c.otherLine], 'the pointer at another line misdirects');
-    t.equal(misdirects(honest['question quoting the buggy line'], reading), null, 'a question about the buggy line does not');
-    t.same(misdirects(`The mistake is on line ${c.fixLine}.`, reading), null);
-    t.same(guides(honest['question quoting the buggy line'], reading), [c.fixLine], 'the question quoting the buggy line guides');
-    t.same(guides(`The mistake is on line ${c.fixLine}.`, reading), [c.fixLine], 'so does naming that line');
-    for (const name of ['a pointer at another line', 'concept'] as const) t.equal(guides(honest[name], reading), null, `${name}: does not guide`);
+    t.same(aimOf(honest['a pointer at another line'], reading).misdirects, [c.otherLine], 'the pointer at another line misdirects');
+    t.equal(aimOf(honest['question quoting the buggy line'], reading).misdirects, null, 'a question about the buggy line does not');
+    t.same(aimOf(`The mistake is on line ${c.fixLine}.`, reading).misdirects, null);
+    t.same(aimOf(honest['question quoting the buggy line'], reading).guides, [c.fixLine], 'the question quoting the buggy line guides');
+    t.same(aimOf(`The mistake is on line ${c.fixLine}.`, reading).guides, [c.fixLine], 'so does naming that line');
+    for (const name of ['a pointer at another line', 'concept'] as const) t.equal(aimOf(honest[name], reading).guides, null, `${name}: does not guide`);
   });
 }
 
@@ -127,7 +127,11 @@ t.test("without the reference, a complete function for the task or a line of the
     t.equal(kindOf(`Look:\n\`\`\`\n${c.attempt}\n\`\`\`\nWhat happens on the last step?`, task, context), null, `${c.language}: the student's own`);
     t.equal(kindOf(`Use \`${c.keyLine}\`.`, task, context), 'changed_line', `${c.language}: the buggy line handed back changed`);
     t.equal(kindOf(`What does \`${c.buggyLine}\` do at the end?`, task, context), null, `${c.language}: the buggy line quoted`);
-    t.equal(guides(`What does \`${c.buggyLine}\` do at the end?`, readTask(task, context, tokenizer)), null, `${c.language}: the fix unknown, nothing guides`);
+    t.equal(
+      aimOf(`What does \`${c.buggyLine}\` do at the end?`, readTask(task, context, tokenizer)).guides,
+      null,
+      `${c.language}: the fix unknown, nothing guides`,
+    );
   }
 });
 

@@ -89,7 +89,6 @@ export function fixOf(attempt: readonly CodeToken[], reference: readonly CodeTok
       signature: exactNames ? raw : signature,
       exactNames,
       // Never one the attempt holds, so that a quote of the student's code cannot match it.
-      // Never one the attempt holds, so that a quote of the student's code cannot match it.
       mirror: mirror && !attemptRaw.includes(` ${mirror.join(' ')} `) ? mirror : null,
       added: addedTokens,
       lines,
@@ -120,7 +119,8 @@ function signatureWindow(reference: readonly CodeToken[], r: number, added: numb
   return reference.slice(from, to);
 }
 
-const MIRRORED: Record<string, string> = { '<': '>', '>': '<', '<=': '>=', '>=': '<=', '==': '==', '!=': '!=', '===': '===', '!==': '!==' };
+/** Each comparison operator as read from the other side: `x < y` states what `y > x` does. */
+export const MIRRORED: Record<string, string> = { '<': '>', '>': '<', '<=': '>=', '>=': '<=', '==': '==', '!=': '!=', '===': '===', '!==': '!==' };
 
 /** `x op y` as `y op' x`, as written, for a comparison of two names or literals, which states the same; null for any other window. */
 function mirrorOf(window: readonly CodeToken[]): string[] | null {
