@@ -187,11 +187,14 @@ async function probeDuring(work: () => Promise<unknown>): Promise<number[]> {
   return ms;
 }
 
-/** CPU time the service has used, its threads together (utime + stime, in hundredths of a second). */
-const serviceCpuMs = () => {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
+/** A /proc stat line's name and its CPU time, ms (utime + stime, counted in hundredths of a second). */
+function statCpu(stat: string): { name: string; ms: number } {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ms: (Number(fields[11]) + Number(fields[12])) * 10 };
+}
+
+/** CPU time the service has used, its threads together. */
+const serviceCpuMs = () => statCpu(readFileSync(`/proc/${child.pid}/stat`, 'utf8')).ms;
 
 /**
  * The service's CPU time, ms, by the kind of thread that spent it: the main thread (its id is the
@@ -207,9 +210,7 @@ const serviceThreadsCpuMs = () => {
     } catch {
       continue; // the thread ended since the listing
     }
-    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ms = (Number(fields[11]) + Number(fields[12])) * 10;
+    const { name, ms } = statCpu(stat);
     const kind = tid === String(child.pid) ? 'main' : name === 'WorkerThread' ? 'workers' : name.startsWith('V8') ? 'v8_helpers' : 'other';
     by[kind] += ms;
   }
