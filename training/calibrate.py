@@ -27,7 +27,7 @@ from evaluation import DIMENSIONS, SEED, dim_targets, folds
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "training" / "build"
 SHIP = ROOT / "models" / "verifier"
-VERSION = "2.3.0"
+VERSION = "2.4.0"
 FOLDS = 5
 THRESHOLDS = np.round(np.arange(0.05, 1.0, 0.05), 2)
 

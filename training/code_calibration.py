@@ -2,7 +2,8 @@
 calibrated on MRBench's math (calibrate.py); on code their probabilities do not mean the same. For each code
 domain (src/verify/code-domain.ts: the task gives reference_code, or only the student's code is known) a Platt
 scaling σ(a·logit(p) + c) is fit (dimensions.platt) on the calibration split of the coding situations with
-known bugs (training/build/code_reveals.json, written by code-reveals.ts), with Platt's smoothed targets, and put into the shipped manifest as
+known bugs (training/build/code_reveals.json, written by code-reveals.ts), with Platt's smoothed targets and a ≥ 0 (where the
+model ranks the revealing candidates the checks leave below the honest ones, a = 0: every candidate gets the base rate), and put into the shipped manifest as
 `code_calibration`. The evaluation split is reported by `npm run check:reveals-fix`, through the service."""
 
 import json
@@ -27,7 +28,10 @@ for domain, rows in data["domains"].items():
     # a few templates, which the model may separate perfectly, and the fit must stay finite.
     n_pos, n_neg = y.sum(), len(y) - y.sum()
     soft = np.where(y == 1, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
-    a, c = dimensions.platt(np.log(p / (1 - p)), soft)
+    a, c = dimensions.platt_fit(np.log(p / (1 - p)), soft)
+    if a <= 0:
+        # The model's order says nothing here (the checks find what reveals): the best a ≥ 0 is 0, the base rate.
+        a, c = 0.0, float(np.log(soft.mean() / (1 - soft.mean())))
     after = 1 / (1 + np.exp(-(a * np.log(p / (1 - p)) + c)))
     scalings[domain] = {"a": round(float(a), 6), "c": round(float(c), 6)}
     report[domain] = {"candidates": len(y), "revealing": int(y.sum()), **scalings[domain],

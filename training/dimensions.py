@@ -75,9 +75,16 @@ def pick_l2(X, Y, positive, groups, k, seed):
 
 
 def platt(z, y, iterations=50):
-    """(a, c) maximizing the likelihood of y ∈ [0, 1] under sigmoid(a·z + c): Newton's method on a convex
-    two-parameter log loss, started at the identity, each step halved until the loss goes down (a full step
-    from far off the optimum overshoots and diverges)."""
+    """(a, c) maximizing the likelihood of y ∈ [0, 1] under sigmoid(a·z + c), a > 0 (platt_fit)."""
+    theta = platt_fit(z, y, iterations)
+    assert theta[0] > 0, "a calibration that reverses a dimension's order"
+    return theta
+
+
+def platt_fit(z, y, iterations=50):
+    """(a, c) maximizing the likelihood of y ∈ [0, 1] under sigmoid(a·z + c), whatever the sign of a: Newton's
+    method on a convex two-parameter log loss, started at the identity, each step halved until the loss goes
+    down (a full step from far off the optimum overshoots and diverges)."""
     z, y = z.astype(np.float64), y.astype(np.float64)
     theta = np.array([1.0, 0.0])
     Z = np.stack([z, np.ones_like(z)], 1)
@@ -97,7 +104,6 @@ def platt(z, y, iterations=50):
         theta -= step
         if np.abs(step).max() < 1e-10:
             break
-    assert theta[0] > 0, "a calibration that reverses a dimension's order"
     return theta
 
 

@@ -78,6 +78,26 @@ def held_out_metrics(examples, scores):
     return mrbench_metrics([examples[i] for i in sorted(scores)], lambda e: by_id[id(e)])
 
 
+def hard_negative_metrics(examples, scores, hard):
+    """Held-out hard negatives (features.ts): how far another tutor's question appended to a candidate lifts
+    its logit, and how often the candidate outranks one its raters judged better, with the question and
+    without. scores: example index → held-out logits of its candidates; hard: → of its hard negatives."""
+    lifts, above, above_plain, pairs = [], 0, 0, 0
+    for i, zh in hard.items():
+        z, zh = np.asarray(scores[i]).ravel(), np.asarray(zh).ravel()
+        cands = examples[i]["candidates"]
+        q = [label(c["pg"]) + label(c["act"]) for c in cands]
+        for k, h in enumerate(examples[i]["hard_negatives"]):
+            lifts.append(float(zh[k] - z[h["of"]]))
+            for a in range(len(cands)):
+                if q[a] > q[h["of"]]:
+                    pairs += 1
+                    above += int(zh[k] > z[a])
+                    above_plain += int(z[h["of"]] > z[a])
+    return {"hard_negatives": len(lifts), "mean_logit_lift": float(np.mean(lifts)), "share_lifted": float(np.mean(np.array(lifts) > 0)),
+            "pairs": pairs, "above_better_with_question": above / pairs, "above_better_without": above_plain / pairs}
+
+
 def linked_mrbench(examples, mr_idx):
     """MathDial/Bridge group -> the MRBench groups of the same conversation (`linked` in examples.json)."""
     out = {}

@@ -6,6 +6,7 @@ import { SentenceEncoder } from '../src/text/encoder.js';
 import type { DialogueTurn, VerifyTask } from '../src/contracts/verify-turn.js';
 import { fitContext, RESPONSE_FEATURE_NAMES, responseFeatures, taskText } from '../src/verify/format.js';
 import { bridgeExamples, codingExamples, mathdialExamples, mrbenchExamples, type SourceExample } from './datasets.js';
+import { genericQuestions, hardNegatives } from './hard-negatives.js';
 
 const DATA = process.env.TRAINING_DATA ?? fileURLToPath(new URL('../../shared/data', import.meta.url));
 const OUT = fileURLToPath(new URL('./build/', import.meta.url));
@@ -47,6 +48,8 @@ interface Example {
   /** Coding tutor: which human-evaluation pair and which tutor model the dialogue comes from. */
   pair?: number;
   tutor?: string;
+  /** MRBench: candidates with another tutor's question appended, each labelled as candidate `of` (hard-negatives.ts). */
+  hard_negatives?: Array<{ of: number; response: number; extra: number[]; text: string }>;
 }
 const examples: Example[] = [];
 // A few requests as a client would send them, by example index: train.py records the shipped model's
@@ -72,7 +75,7 @@ const candidate = (e: SourceExample, c: SourceExample['candidates'][number]): Ca
   length: c.text.length,
   text: c.text,
 });
-const add = (e: SourceExample) => {
+const add = (e: SourceExample, hard: Array<{ of: number; text: string }> = []) => {
   const task = vec(taskText(e.task));
   const context = vec(contextOf(e.context));
   examples.push({
@@ -83,20 +86,27 @@ const add = (e: SourceExample) => {
     context,
     ...(e.outcome !== undefined && { outcome: e.outcome }),
     candidates: e.candidates.map((c) => candidate(e, c)),
+    ...(hard.length > 0 && { hard_negatives: hard.map((h) => ({ of: h.of, response: vec(h.text), extra: responseFeatures(h.text, e.task), text: h.text })) }),
   });
   if (e.source !== 'coding') check(e.source, { task: e.task, context: e.context, candidates: e.candidates.map((c) => c.text) });
 };
 
 const mathdial = mathdialExamples(DATA);
 const mathdialQuestions = new Map([...mathdial.questions].map(([group, q]) => [group, norm(q).slice(0, 150)]));
-mathdial.examples.forEach(add);
+for (const e of mathdial.examples) add(e);
+const bridge = bridgeExamples(DATA);
+const tutorTurns = (e: SourceExample) => e.context.flatMap((t) => (t.role === 'tutor' ? [t.text] : []));
+const tails = genericQuestions([
+  ...mathdial.examples.map((e) => ({ problem: `md:${e.task.description}`, turns: e.candidates.map((c) => c.text) })),
+  ...bridge.map((e) => ({ problem: `br:${e.group}`, turns: [...tutorTurns(e), ...e.candidates.map((c) => c.text)] })),
+]);
 for (const e of mrbenchExamples(DATA)) {
   mrbenchHistories.set(e.group, norm(e.history));
-  add(e);
+  add(e, hardNegatives(e, tails));
 }
-bridgeExamples(DATA).forEach(add);
+for (const e of bridge) add(e);
 // The coding tutor's turns (never trained on) are for a separate table.
-codingExamples(DATA).forEach(add);
+for (const e of codingExamples(DATA)) add(e);
 
 // MRBench contexts are MathDial and Bridge conversations: `linked` lists the MathDial dialogues and Bridge
 // pairs of the same conversation (a response text in common, or for MathDial the same question), which
@@ -136,8 +146,10 @@ writeFileSync(
     extra_names: RESPONSE_FEATURE_NAMES,
     context_chars: CONTEXT_CHARS,
     serving_checks: servingChecks,
+    hard_negative_tails: tails,
     examples,
   }),
 );
 const by = (s: string) => examples.filter((e) => e.source === s).length;
 console.log(`${texts.length} texts embedded; examples: mathdial ${by('mathdial')}, mrbench ${by('mrbench')}, bridge ${by('bridge')}, coding ${by('coding')}`);
+console.log(`${examples.reduce((n, e) => n + (e.hard_negatives?.length ?? 0), 0)} hard negatives, ${tails.length} tails`);

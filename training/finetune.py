@@ -53,7 +53,7 @@ from use_lite import UseLite, batch_ids, onnx_weights, parity
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "training" / "build"
 SHIP = ROOT / "models" / "verifier"
-VERSION = "2.3.0"
+VERSION = "2.4.0"
 FOLDS = 5
 EPOCHS = 4
 W_PAIR, W_LIST, W_BRIDGE, W_MD, W_DIM = 1.0, 3.0, 1.0, 0.3, 1.0

@@ -88,8 +88,40 @@ def render(m):
         f"all {m['training']['seconds']['total']} s. Epochs picked per outer fold: {m['training']['nested']['picked_epochs']}.",
         "",
         *int8_lines(m.get("int8_serving")),
+        *code_score_lines(m.get("code_score")),
     ]
     return "\n".join(lines)
+
+
+def code_score_lines(c):
+    """The code_score section (code_score.py), when metrics.json has it."""
+    if not c:
+        return []
+
+    def row(name, r):
+        mr, h = r["mrbench"], r["hard_negatives"]
+        return (f"| {name} | {mr['pairwise_accuracy']:.3f} | {mr['best_of_n_hit_rate']:.3f} | {h['mean_logit_lift']:+.2f} | "
+                f"{h['above_better_with_question']:.1%} | {h['above_better_without']:.1%} | "
+                f"{r['roc_auc']['providing_guidance']:.3f} / {r['roc_auc']['actionability']:.3f} |")
+    h = c["nested"]["served"]["hard_negatives"]
+    return [
+        "## The score on code tasks (`logit_code`)",
+        "",
+        f"Hard negatives: {c['hard_negatives']} MRBench candidates that another of their context outranks, each with one of {c['tails']} "
+        "short questions tutors asked about several problems appended (training/hard-negatives.ts), labelled as the candidate they extend. "
+        "Held out and nested (finetune.py's outer folds; the head's held-out logits, train.py; the guidance and actionability layers "
+        f"at the shipped L2 {c['l2']}, w = {c['w']}), the score served on math and the score served on code, whose two layers are also "
+        "fit on the hard negatives:",
+        "",
+        "| score | MRBench pairwise accuracy | best-of-N hit rate | question's mean logit lift | a worse candidate above a better one, with the question | without it | guidance / actionability ROC AUC |",
+        "|---|---|---|---|---|---|---|",
+        row("served on math (`logit`)", c["nested"]["served"]),
+        row("served on code (`logit_code`)", c["nested"]["code"]),
+        "",
+        f"Pairs: {h['pairs']}. Here w is the served one on every fold, so the math row's MRBench figures are a little above the nested "
+        "ones at the top of this page (each fold's own w).",
+        "",
+    ]
 
 
 def calibration_lines(cal):

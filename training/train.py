@@ -19,6 +19,11 @@ Loss (full-batch Adam, numpy only), one term per source, each averaged within it
     which anchors the sigmoid to a [0, 1] value of the turn;
   - L2: l2_emb on the 1,536 embedding-interaction weights, L2_HAND on the 2 + K dense weights.
 
+Hard negatives (features.ts, hard-negatives.ts): MRBench candidates another of their context outranks, each
+with a short question another tutor asked appended, labelled as the candidate they extend. The head never
+trains on them; held out with their context they measure what appending a question buys
+(`mrbench_hard_negatives`; code_score.py fits the dimension layers it serves on code tasks on them).
+
 Evaluation is honest about conversations: MRBench contexts are MathDial and Bridge conversations, so when
 an MRBench context is held out, the MathDial dialogues and Bridge pairs of the same conversation (a
 response text in common, or for MathDial the same question; `linked` in examples.json) are left out of
@@ -45,8 +50,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from evaluation import (BASELINES, SEED, both_yes, by_problem, criterion, folds, held_out_metrics, label, linked_mrbench,
-                        mrbench_metrics, paired_bootstrap, roc_auc)
+from evaluation import (BASELINES, SEED, both_yes, by_problem, criterion, folds, hard_negative_metrics, held_out_metrics, label,
+                        linked_mrbench, mrbench_metrics, paired_bootstrap, roc_auc)
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "training" / "build"
@@ -78,8 +83,19 @@ for e in examples:
         r = V[cand["response"]]
         X_list.append(np.concatenate([r, r * c, r * t, [(r * c).sum(), (r * t).sum()], cand["extra"]]).astype(np.float32))
     rows_of.append(np.arange(start, len(X_list)))
+# Then the hard negatives' rows (features.ts), never trained on: per MRBench example, (row, index of the
+# candidate it extends). Held out with their context, they measure what appending a question buys.
+hard_of = []
+for e in examples:
+    c, t = V[e["context"]], V[e["task"]]
+    hard_of.append([])
+    for h in e.get("hard_negatives", []):
+        r = V[h["response"]]
+        hard_of[-1].append((len(X_list), h["of"]))
+        X_list.append(np.concatenate([r, r * c, r * t, [(r * c).sum(), (r * t).sum()], h["extra"]]).astype(np.float32))
 X_ALL = np.stack(X_list)
-Y_ALL = np.array([c["target"] for e in examples for c in e["candidates"]], np.float32)
+Y_ALL = np.zeros(len(X_ALL), np.float32)
+Y_ALL[:sum(len(e["candidates"]) for e in examples)] = [c["target"] for e in examples for c in e["candidates"]]
 del X_list
 
 
@@ -167,13 +183,15 @@ linked_mr = linked_mrbench(examples, MR)
 
 
 def mr_scores(params, mr_train, mr_held):
-    """Fits on MathDial + Bridge (minus what is linked to mr_held) + mr_train; logits of mr_held."""
+    """Fits on MathDial + Bridge (minus what is linked to mr_held) + mr_train; logits of mr_held (candidates,
+    and hard negatives apart)."""
     held = {group[i] for i in mr_held}
     banned = {g for i in mr_held for g in examples[i].get("linked", [])}
     pool = [i for i in MD + BR if group[i] not in banned] + list(mr_train)
     model = Model(**params).fit(pool)
     assert not held & {group[i] for i in mr_train}
-    return {i: model.logit(rows_of[i]) for i in mr_held}, len(banned)
+    hard = {i: model.logit(np.array([r for r, _ in hard_of[i]], int)) for i in mr_held if hard_of[i]}
+    return {i: model.logit(rows_of[i]) for i in mr_held}, len(banned), hard
 
 
 def cv(params, mr_idx, k, seed=SEED):
@@ -202,18 +220,21 @@ SHIPPED = GRID[best]
 selected_same_cv = evaluate(cv(SHIPPED, MR, OUTER_FOLDS))
 
 # 2. Nested CV: the grid point of each outer fold is picked on inner folds of its training contexts only.
-nested_scores, nested_picks, linked_left_out = {}, [], []
+nested_scores, nested_hard, nested_picks, linked_left_out = {}, {}, [], []
 for j in range(OUTER_FOLDS):
     held = [i for i in MR if outer[group[i]] == j]
     train = [i for i in MR if outer[group[i]] != j]
     inner = [criterion(evaluate(cv(params, train, INNER_FOLDS, SEED + 1 + j))) for params in GRID]
     pick = GRID[int(np.argmax(inner))]
-    scores, n_banned = mr_scores(pick, train, held)
+    scores, n_banned, hard = mr_scores(pick, train, held)
     nested_scores.update(scores)
+    nested_hard.update(hard)
     nested_picks.append(pick)
     linked_left_out.append(n_banned)
     print(f"outer fold {j}: picked {pick} (inner criterion {max(inner):.3f})", flush=True)
 
+hard_negatives = hard_negative_metrics(examples, nested_scores, nested_hard)
+print(f"held-out hard negatives: {json.dumps(hard_negatives)}", flush=True)
 mr = [examples[i] for i in MR]
 baselines = {
     "verifier": evaluate(nested_scores),
@@ -226,6 +247,7 @@ nested_by_id = {id(examples[i]): list(s) for i, s in nested_scores.items()}
 bootstrap = paired_bootstrap(mr, lambda e: nested_by_id[id(e)], BASELINES)
 # finetune.py compares its model with this one on the same contexts.
 (BUILD / "head_nested_scores.json").write_text(json.dumps({str(i): [float(x) for x in s] for i, s in nested_scores.items()}))
+(BUILD / "head_nested_hard.json").write_text(json.dumps({str(i): [float(x) for x in s] for i, s in nested_hard.items()}))
 beats = {metric: all(baselines["verifier"][metric] > baselines[b][metric] for b in ("random", "longest_response", "asks_a_question"))
          for metric in ("pairwise_accuracy", "best_of_n_hit_rate")}
 
@@ -307,6 +329,8 @@ metrics = {
     "mrbench": baselines,
     "mrbench_verifier_beats_all_baselines": beats,
     "mrbench_paired_bootstrap_verifier_minus_baseline": bootstrap,
+    "mrbench_hard_negatives": {**hard_negatives, "tails": len(data["hard_negative_tails"]),
+                               "note": "nested held-out logits; a hard negative is a worse-ranked candidate with a tutor's short question appended (training/hard-negatives.ts), never trained on"},
     "mathdial": {"roc_auc_mean_turn_score": mathdial_auc, "dialogues": len(dialogue_scores),
                  "successful": int(sum(dialogue_outcomes)), "turns": len(MD)},
     "model": {
@@ -360,6 +384,11 @@ card = "\n".join([
     "Paired bootstrap over contexts (2,000 resamples), 95% interval of verifier (nested) minus baseline:",
     *[f"- {name}: pairwise [{b['pairwise_accuracy_diff_95ci'][0]:+.3f}, {b['pairwise_accuracy_diff_95ci'][1]:+.3f}], "
       f"hit rate [{b['best_of_n_hit_rate_diff_95ci'][0]:+.3f}, {b['best_of_n_hit_rate_diff_95ci'][1]:+.3f}]" for name, b in bootstrap.items()],
+    "",
+    f"Hard negatives ({hard_negatives['hard_negatives']} held-out MRBench candidates that another of their context outranks, each with one of "
+    f"{len(data['hard_negative_tails'])} short questions tutors asked about several problems appended): the question lifts the logit by "
+    f"{hard_negatives['mean_logit_lift']:+.2f} on average ({hard_negatives['share_lifted']:.0%} lifted); such a candidate outranks a better one "
+    f"in {hard_negatives['above_better_with_question']:.1%} of {hard_negatives['pairs']} pairs with the question, {hard_negatives['above_better_without']:.1%} without.",
     "",
     f"MathDial: ROC AUC of the mean turn score of a held-out dialogue vs its outcome = {mathdial_auc:.3f} "
     f"({len(dialogue_scores)} dialogues, {int(sum(dialogue_outcomes))} successful; 5-fold by problem).",

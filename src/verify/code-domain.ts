@@ -1,4 +1,4 @@
-// Which calibration of `reveals_answer` a request gets. The dimension layers were calibrated on MRBench's math;
+// Which score and which calibration of `reveals_answer` a request gets. The dimension layers were calibrated on MRBench's math;
 // on code their probabilities mean something else (issue 75: ECE 0.27 before), so a model may carry a
 // scaling fit on code, one for tasks that give the reference and one for tasks known only from the student's code.
 import type { DialogueTurn, VerifyTask } from '../contracts/verify-turn.js';

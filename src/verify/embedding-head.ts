@@ -30,7 +30,7 @@ export class EmbeddingHeadVerifier implements TurnVerifier {
     const response = manifest.response_input === 'tokens' ? ['response_ids', 'response_mask'] : ['response'];
     const missing = [...response, 'context', 'task', 'extra'].filter((n) => !session.inputNames.includes(n));
     if (missing.length) throw new Error(`the head has no input ${missing.join(', ')}`);
-    const outputs = ['logit', ...(manifest.dimensions.length ? ['dimensions'] : [])];
+    const outputs = ['logit', ...(manifest.dimensions.length ? ['dimensions'] : []), ...(manifest.code_logit ? [manifest.code_logit] : [])];
     const absent = outputs.filter((n) => !session.outputNames.includes(n));
     if (absent.length) throw new Error(`the head has no output ${absent.map((n) => `"${n}"`).join(', ')}`);
     // The head was trained on the hand features of one version of responseFeatures: the same must be served.
@@ -54,6 +54,8 @@ export class EmbeddingHeadVerifier implements TurnVerifier {
     const names = this.manifest.extra_features;
     const extras = candidates.map((text) => responseFeatures(text, task));
     const dims = this.manifest.dimensions;
+    const onCode = codeDomain(task, context);
+    const logitName = (onCode && this.manifest.code_logit) || 'logit';
     const encoded = candidates.map(encode);
     let response: Record<string, ort.Tensor>;
     if (tokens) {
@@ -67,13 +69,11 @@ export class EmbeddingHeadVerifier implements TurnVerifier {
         task: new ort.Tensor('float32', t!, [1, d]),
         extra: new ort.Tensor('float32', Float32Array.from(extras.flat()), [n, names.length]),
       },
-      dims.length ? ['logit', 'dimensions'] : ['logit'],
+      dims.length ? [logitName, 'dimensions'] : [logitName],
     );
-    const logits = out.logit!.data as Float32Array;
+    const logits = out[logitName]!.data as Float32Array;
     const probabilities = out.dimensions?.data as Float32Array | undefined;
-    const onCode = this.manifest.code_calibration;
-    const domain = onCode ? codeDomain(task, context) : null;
-    const scaling = onCode && domain ? onCode[domain] : undefined;
+    const scaling = onCode ? this.manifest.code_calibration?.[onCode] : undefined;
     const dimension = (i: number, k: number) => {
       const p = probabilities![i * dims.length + k]!;
       return scaling && dims[k] === 'reveals_answer' ? rescaled(p, scaling) : p;

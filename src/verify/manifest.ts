@@ -15,7 +15,8 @@ const Common = {
   model: z.string().min(1).default('model.onnx'),
 };
 
-const PlattScaling = z.object({ a: z.number().positive(), c: z.number() }).strict();
+// a = 0 where the model's probability says nothing on the domain: every candidate gets the base rate.
+const PlattScaling = z.object({ a: z.number().nonnegative(), c: z.number() }).strict();
 
 const EmbeddingHeadManifestSchema = z.object({
   kind: z.literal('embedding-head'),
@@ -39,6 +40,12 @@ const EmbeddingHeadManifestSchema = z.object({
    * known bugs (training/code_calibration.py) rather than on MRBench's math.
    */
   code_calibration: z.object({ with_reference: PlattScaling, student_code_only: PlattScaling }).strict().optional(),
+  /**
+   * The output that scores code tasks (code-domain.ts) instead of `logit`: its guidance and actionability
+   * layers were also fit on hard negatives, so a question appended to a wrong turn does not lift it
+   * (training/code_score.py).
+   */
+  code_logit: z.string().min(1).optional(),
 });
 
 const CrossEncoderManifestSchema = z.object({

@@ -156,13 +156,16 @@ function quotedLines(norm: readonly string[], r: TaskReading): number[] {
 
 // A hunk weighs its new tokens and one more, so that a deletion (no new token) still counts.
 const hunkWeight = (h: FixHunk) => h.added.length + 1;
-const fixWeight = (r: TaskReading) => r.fix.reduce((n, h) => n + hunkWeight(h), 0);
+const fixWeight = (hunks: readonly FixHunk[]) => hunks.reduce((n, h) => n + hunkWeight(h), 0);
+/** The fix's hunks that code can be matched against (those with a signature). */
+const matchable = (r: TaskReading) => r.fix.filter((h): h is FixHunk & { signature: string[] } => h.signature !== null);
 // The share of the fix's weight a turn must write to reveal it.
 const FIX_SHARE = 0.5;
 
 /** The fix written in the candidate's code (or in its text, read as code): the share of the fix's weight, and where. */
 function writtenFix(r: TaskReading, c: CandidateReading): Reveal | null {
-  if (r.fix.length === 0) return null;
+  const hunks = matchable(r);
+  if (hunks.length === 0) return null;
   // Each part read in the task's language; the rest of the text read as prose, for code written without
   // backticks (read as prose, a part's comments and strings would be code too).
   const prose = proseTokens(blanked(c.text, c.parts));
@@ -178,7 +181,7 @@ function writtenFix(r: TaskReading, c: CandidateReading): Reveal | null {
   }));
   let found = 0;
   let span: [number, number] | null = null;
-  for (const h of r.fix) {
+  for (const h of hunks) {
     for (const { offset, tokens, normal, written } of readings) {
       let at = findSignature(h.exactNames ? written : normal, h.signature);
       if (at < 0 && h.mirror) at = findSignature(written, h.mirror);
@@ -189,7 +192,7 @@ function writtenFix(r: TaskReading, c: CandidateReading): Reveal | null {
       break;
     }
   }
-  const share = found / fixWeight(r);
+  const share = found / fixWeight(hunks);
   return share >= FIX_SHARE && span ? { kind: 'fix', span, overlap: share } : null;
 }
 
@@ -202,7 +205,7 @@ const MIN_LINE_TOKENS = 3;
  * proposed (right or wrong): the answer given, not a hint. Quoting the line, or a part of it, changes nothing.
  */
 function changedLine(r: TaskReading, c: CandidateReading): Reveal | null {
-  if (r.fix.length > 0 || !r.attempt) return null;
+  if (matchable(r).length > 0 || !r.attempt) return null;
   for (const { part, norm } of c.parts) {
     if (norm.length < MIN_LINE_TOKENS) continue;
     // A quote of any line (or of part of one) is the student's own code, however like another line it is.
@@ -294,6 +297,7 @@ const SAID: Record<string, RegExp> = {
   '2': /\b(?:2|two)\b/i,
   '3': /\b(?:3|three)\b/i,
 };
+const KEYWORD = /^[A-Za-z_]\w*$/;
 const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A sentence that names a line the fix changes and says each of the fix's new tokens there. */
@@ -305,10 +309,13 @@ function fixInProse(r: TaskReading, candidate: string): Reveal | null {
     if (lines.length === 0) continue;
     for (const h of r.fix) {
       if (!h.lines.some((l) => lines.includes(l))) continue;
-      const said = h.added.filter((t) => t.kind !== 'other' || SAID[t.text]);
+      // A keyword (`True`, `or`) is said as code: as a word it is English too.
+      const said = h.added.filter((t) => t.kind !== 'other' || SAID[t.text] || KEYWORD.test(t.text));
       if (said.length === 0) continue;
-      const all = said.every((t) => (SAID[t.text] ?? new RegExp(`(?<![\\w.])${escaped(t.text)}(?![\\w])`)).test(sentence));
-      if (all) return { kind: 'fix_in_prose', span: [m.index, m.index + sentence.length], overlap: hunkWeight(h) / fixWeight(r) };
+      const all = said.every((t) =>
+        (SAID[t.text] ?? new RegExp(t.kind === 'other' ? `\`\\s*${escaped(t.text)}\\s*\`` : `(?<![\\w.])${escaped(t.text)}(?![\\w])`)).test(sentence),
+      );
+      if (all) return { kind: 'fix_in_prose', span: [m.index, m.index + sentence.length], overlap: hunkWeight(h) / fixWeight(r.fix) };
     }
   }
   return null;

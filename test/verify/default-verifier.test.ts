@@ -55,6 +55,36 @@ for (const name of ['verifier', 'verifier-head']) {
   });
 }
 
+t.test('models/verifier scores a code task with its code logit, which pays less for a question appended to a wrong hint', async (t) => {
+  const encoder = useLite();
+  const served = await loadVerifier(dirOf('verifier'), () => encoder);
+  const plain = await loadVerifier(
+    copyWithManifest(dirOf('verifier'), (m) => {
+      delete m.code_logit;
+    }),
+    () => encoder,
+  );
+  const hint = 'The bug is on line 2.';
+  const candidates = [hint, `${hint} Can you see why?`];
+  const code: VerifyInput = {
+    task: { description: 'def sum_to(n): return 0 + 1 + ... + n' },
+    context: [
+      { role: 'tutor', text: 'Can you show me what you have so far?' },
+      {
+        role: 'student',
+        text: 'Here it is, but the tests fail:\n```python\ndef sum_to(n):\n    total = 0\n    for i in range(n):\n        total += i\n    return total\n```',
+      },
+    ],
+    candidates,
+  };
+  const math: VerifyInput = { task: { description: 'Add 48 and 24.' }, context: [{ role: 'student', text: 'I got 62.' }], candidates };
+  const scores = async (v: typeof served, input: VerifyInput) => (await v.verify(input)).candidates.map((c) => c.logit);
+  t.same(await scores(served, math), await scores(plain, math), 'a math task keeps the score MRBench selected');
+  const [onCode, asMath] = [await scores(served, code), await scores(plain, code)];
+  const lift = (z: number[]) => z[1]! - z[0]!;
+  t.ok(lift(onCode) < lift(asMath), `the question lifts the wrong hint by ${lift(onCode).toFixed(2)} on code against ${lift(asMath).toFixed(2)}`);
+});
+
 t.test('models/verifier as served, on the int8 encoder its manifest names, stays within the gap its evaluation measured', async (t) => {
   const { int8_serving: measured } = JSON.parse(readFileSync(`${dirOf('verifier')}/metrics.json`, 'utf8')) as {
     int8_serving: { encoders: { served_on: string }; score_gap: { all: { max: number } } };

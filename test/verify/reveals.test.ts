@@ -172,6 +172,29 @@ t.test('each finding names the candidate text that did it', async (t) => {
   t.equal(revealsSolution('On line 3 the range looks fine, what about n?', reading), null, 'naming the line without the change is a hint');
 });
 
+t.test('a fix the student holds elsewhere in their code is still stated in prose and still pointed at', async (t) => {
+  // `return True` is the fix of line 4 and already line 3: no code can be told from a quote of the student's.
+  const attempt = 'def always(xs):\n    if xs:\n        return True\n    return False';
+  const reference = 'def always(xs):\n    if xs:\n        return True\n    return True';
+  const reading = readTask({ description: 'def always(xs)', reference_code: reference }, studentSays(attempt, 'python'), tokenizer);
+  t.same(
+    reading.fix.map((h) => [h.signature, h.lines]),
+    [[null, [4]]],
+  );
+  t.equal(revealsSolution('On line 4 you need `True` where you wrote `False`.', reading)?.kind, 'fix_in_prose');
+  t.equal(revealsSolution('On line 4, false or true: which should an empty list give?', reading), null, 'the keyword as an English word is not code');
+  t.equal(revealsSolution('Look at `return True`. When does it run?', reading), null, "the student's line quoted");
+  t.same(aimOf('What does line 4 return for an empty list?', reading).guides, [4], 'a question about the line guides');
+});
+
+t.test('a keyword of the fix said as code in a sentence naming its line reveals', async (t) => {
+  const attempt = 'def either(a, b):\n    return a and b';
+  const reference = 'def either(a, b):\n    return a or b';
+  const reading = readTask({ description: 'def either(a, b)', reference_code: reference }, studentSays(attempt, 'python'), tokenizer);
+  t.equal(revealsSolution('On line 2 you need `or` where you wrote `and`.', reading)?.kind, 'fix_in_prose');
+  t.equal(revealsSolution('On line 2, is it one condition or both that must hold?', reading), null);
+});
+
 t.test('reveals_answer is at least 0.5 once the solution is found given, the model’s own otherwise', async (t) => {
   t.equal(revealProbability(0.04, null), 0.04);
   t.equal(revealProbability(0.04, { kind: 'stated_answer', span: [0, 1], overlap: 1 }), 1);

@@ -26,8 +26,13 @@ export class Names {
 
 /** One change the reference makes to the attempt. */
 export interface FixHunk {
-  /** The reference's tokens that replace the attempt's, with the tokens around them, in Names' normal form. */
-  signature: string[];
+  /**
+   * The reference's tokens that replace the attempt's, with the tokens around them, in Names' normal form;
+   * null when the attempt holds that text elsewhere as written (`return True` where it has another
+   * `return True`): code that holds it cannot be told from a quote of the student's. Where the fix is and
+   * what it writes (`lines`, `added`) still say what prose states it and which hint points at it.
+   */
+  signature: string[] | null;
   /** true when the normal form cannot tell the change from the attempt (a name swapped for another): the signature then keeps names as written. */
   exactNames: boolean;
   /**
@@ -82,8 +87,10 @@ export function fixOf(attempt: readonly CodeToken[], reference: readonly CodeTok
     const signature = window.map((t) => names.norm(t));
     const exactNames = inAttempt(signature);
     const raw = window.map(rawForm);
-    // A change the attempt already holds elsewhere, as written, cannot be told from a quote of it.
-    if (exactNames && attemptRaw.includes(` ${raw.join(' ')} `)) continue;
+    if (exactNames && attemptRaw.includes(` ${raw.join(' ')} `)) {
+      hunks.push({ signature: null, exactNames, mirror: null, added: addedTokens, lines });
+      continue;
+    }
     const mirror = mirrorOf(window);
     hunks.push({
       signature: exactNames ? raw : signature,

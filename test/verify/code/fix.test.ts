@@ -20,7 +20,7 @@ t.test('the fix: each change with the reference tokens that place it, widened wh
   const reference = read('def f(a, b):\n    x = g(a, dim=-1)\n    y = g(b, dim=1)\n    return x - y');
   const hunks = fixOf(attempt, reference, new Names(attempt, reference));
   t.same(
-    hunks.map((h) => [h.signature.join(' '), h.lines]),
+    hunks.map((h) => [h.signature?.join(' '), h.lines]),
     [
       ['dim = 1 )', [3]],
       ['ID - ID', [4]],
@@ -29,7 +29,7 @@ t.test('the fix: each change with the reference tokens that place it, widened wh
   t.equal(
     findSignature(
       read('z = g(q, dim=1)').map((x) => ({ form: x.text, name: x.kind === 'name' })),
-      hunks[0]!.signature,
+      hunks[0]!.signature!,
     ),
     6,
   );
