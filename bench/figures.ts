@@ -602,6 +602,9 @@ interface CompareBuildsFigures {
   builds: { before: string; after: string };
   scoring_over_json_parse_64x8: { fresh: Pair; template: Pair };
   http_64x8_fresh_p50_ms: Pair;
+  python_trl_call_over_json_floor: Pair;
+  python_calls: number;
+  answer_bytes_per_plan_64x8: { default_detail: Pair; trl_client: Pair };
   rss_mb: Record<'before' | 'after', { idle: number; peak: number; after_30s: number }>;
 }
 
@@ -612,16 +615,20 @@ function renderCompareBuilds(r: BenchResult<CompareBuildsFigures>): string {
   const runs = (p: Pair['before'], d = 2) => `${f(p.median, d)} (${p.runs.map((x) => f(x, d)).join(', ')})`;
   const rss = (m: CompareBuildsFigures['rss_mb']['before']) => `${int(m.idle)} / ${int(m.peak)} / ${int(m.after_30s)} MB`;
   const after = s.rss_mb.after;
+  const bytes = s.answer_bytes_per_plan_64x8;
   return [
     `${measuredOn(r, 'node --import tsx scripts/compare-builds.ts BEFORE AFTER')} Build ${s.builds.before} and build ${s.builds.after} in turns, ` +
       `${s.repetitions} repetitions (1-minute load ${s.loadavg_1min.map((x) => f(x, 2)).join(', ')} as each began); in process ${s.in_process_rounds} rounds each, ` +
-      `over HTTP ${s.http_rounds} fresh 64×8 requests from a fresh client each; each figure the median of the repetitions' medians (each repetition's in brackets).`,
+      `over HTTP ${s.http_rounds} fresh 64×8 requests from a fresh client each, and ${s.python_calls} calls of each build's own Python client as TRL calls it ` +
+      `(64×8 fresh text each call, after 5 untimed); each figure the median of the repetitions' medians (each repetition's in brackets).`,
     '',
     `| figure | ${s.builds.before} | ${s.builds.after} | target | |`,
     '| --- | --- | --- | --- | --- |',
     `| scoring 64×8 ÷ \`JSON.parse\`, in process, fresh text | ${runs(fresh.before)} | ${runs(fresh.after)} | ≤ 5 | ${verdict(fresh.after.median <= 5, f(fresh.after.median, 2))} |`,
     `| the same on the template batch | ${runs(s.scoring_over_json_parse_64x8.template.before)} | ${runs(s.scoring_over_json_parse_64x8.template.after)} | | |`,
     `| \`/score-plan\` 64×8 over HTTP, fresh text, p50 | ${runs(http.before, 1)} ms | ${runs(http.after, 1)} ms | ≤ 50 ms | ${verdict(http.after.median <= 50, `${f(http.after.median)} ms`)} |`,
+    `| a Python trainer end to end (\`PlanReward\` called as TRL calls it) ÷ its \`json\` floor, p50 | ${runs(s.python_trl_call_over_json_floor.before)} | ${runs(s.python_trl_call_over_json_floor.after)} | ≤ 2.5 | ${verdict(s.python_trl_call_over_json_floor.after.median <= 2.5, f(s.python_trl_call_over_json_floor.after.median, 2))} |`,
+    `| a 64×8 answer, bytes per plan: at the default detail / what that TRL client receives | ${int(bytes.default_detail.before.median)} / ${int(bytes.trl_client.before.median)} | ${int(bytes.default_detail.after.median)} / ${int(bytes.trl_client.after.median)} | the trainers' clients get only what they read | |`,
     `| resident memory: idle / peak while four 4,096-plan fresh requests arrive at once / 30 s after | ${rss(s.rss_mb.before)} | ${rss(after)} | ≤ 300 / ≤ 700 / back to idle | ${verdict(after.idle <= 300 && after.peak <= 700 && after.after_30s <= after.idle, rss(after))} |`,
   ].join('\n');
 }

@@ -6,45 +6,28 @@
 // json.dumps of the request body it sent plus json.loads of the response it received. The system python3
 // (the client is standard library only), or PYTHON. Writes bench/results/python-client.json.
 // `BENCH_ROOT=<another checkout, built>` measures that build and its client the same way.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { freshBatch } from './fresh-plans.js';
+import { pathToFileURL } from 'node:url';
+import { type HarnessRun, runTrlHarness, trlBatches } from './python-harness.js';
 import { writeResult } from './results.js';
 import { startBuiltService } from './service.js';
 import { quantile as q } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const WARMUP = 5;
-const PYTHON = process.env.PYTHON ?? 'python3';
 const root = process.env.BENCH_ROOT ? pathToFileURL(`${resolve(process.env.BENCH_ROOT)}/`) : new URL('..', import.meta.url);
-const HARNESS = fileURLToPath(new URL('python_client.py', import.meta.url));
 const round2 = (x: number) => Number(x.toFixed(2));
 
-// Per call, 64 prompts, each with its learner and 8 sampled plans, all new.
-const batches = Array.from({ length: WARMUP + ROUNDS }, (_, k) => ({
-  groups: freshBatch(50_000 + k, 64, 8).groups.map((g, i) => ({
-    prompt: `${g.query} (learner request ${i + 1})`,
-    profile: g.profile,
-    completions: g.completions,
-  })),
-}));
 const dir = mkdtempSync(join(tmpdir(), 'python-client-'));
 const file = join(dir, 'batches.json');
-writeFileSync(file, JSON.stringify({ batches }));
+writeFileSync(file, JSON.stringify({ batches: trlBatches(50_000, WARMUP + ROUNDS) }));
 
 const { base, child } = await startBuiltService({}, root);
-let out: { call_ms: number[]; floor_ms: number[]; request_bytes: number; response_bytes: number; groups_in_request: number; python: string };
+let out: HarnessRun;
 try {
-  const run = spawnSync(PYTHON, [HARNESS, base, `python-client-${Date.now()}`, file, String(WARMUP), String(ROUNDS)], {
-    encoding: 'utf8',
-    env: { ...process.env, PYTHONPATH: fileURLToPath(new URL('clients/python', root)), PYTHONDONTWRITEBYTECODE: '1' },
-    maxBuffer: 1 << 24,
-  });
-  if (run.status !== 0) throw new Error(`${PYTHON} ${HARNESS} exited with ${run.status}:\n${run.error?.message ?? run.stderr}`);
-  out = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+  out = runTrlHarness(root, base, file, WARMUP, ROUNDS);
 } finally {
   child.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });

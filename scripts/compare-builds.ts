@@ -8,17 +8,20 @@
 // scoreGroups on 64×8 with JSON.parse of the same body and its completions as the floor, on the template
 // batch and on fresh text (a new batch each round, every sentence new); over HTTP, each started as `npm
 // start` starts it, with a STATE_DIR of its own, the 64×8 round trip from a fresh client process, fresh
-// text each request; then each alone, its resident memory: idle, at its peak while four 4,096-plan
-// requests of fresh text arrive at once, and 30 s after. Writes bench/results/compare-builds.json (rendered
+// text each request; the bytes per plan of a 64×8 answer at the default detail and of what each build's
+// Python client receives when TRL calls it, and that call ÷ its json floor (bench/python_client.py with the
+// build's own client, fresh text each call); then each alone, its resident memory: idle, at its peak while
+// four 4,096-plan requests of fresh text arrive at once, and 30 s after. Writes bench/results/compare-builds.json (rendered
 // in docs/performance.md): per build, its commit, the median over repetitions of each repetition's median,
 // and every repetition's figure.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { freshRunText } from '../bench/fresh-plans.js';
 import { benchBatch, parseBody } from '../bench/realistic-plans.js';
 import { freshClientMs } from '../bench/fresh-client.js';
+import { runTrlHarness, trlBatches } from '../bench/python-harness.js';
 import { commitOf, writeResult } from '../bench/results.js';
 import { residentMb, startBuiltService } from '../bench/service.js';
 
@@ -27,6 +30,8 @@ if (!beforeDir || !afterDir) throw new Error('usage: compare-builds.ts BEFORE_DI
 const REPETITIONS = Number(reps);
 const IN_PROCESS_ROUNDS = Number(process.env.COMPARE_ROUNDS ?? 60);
 const HTTP_ROUNDS = Number(process.env.COMPARE_HTTP_ROUNDS ?? 30);
+const PYTHON_CALLS = Number(process.env.COMPARE_PYTHON_CALLS ?? 20);
+const PYTHON_WARMUP = 5;
 
 interface Build {
   name: 'before' | 'after';
@@ -101,6 +106,8 @@ async function memory(b: Build): Promise<{ idle: number; peak: number; after_30s
 
 const inProcessRuns = { template: { before: [] as number[], after: [] as number[] }, fresh: { before: [] as number[], after: [] as number[] } };
 const httpRuns = { before: [] as number[], after: [] as number[] };
+const pythonRuns = { before: [] as number[], after: [] as number[] };
+const answerBytes = { default: { before: [] as number[], after: [] as number[] }, trl: { before: [] as number[], after: [] as number[] } };
 const memoryRuns: Record<string, { idle: number; peak: number; after_30s: number }[]> = { before: [], after: [] };
 const loads: number[] = [];
 
@@ -123,6 +130,16 @@ try {
     for (const b of order) {
       const { base } = services[builds.indexOf(b)]!;
       httpRuns[b.name].push(median((await freshClientMs(`${base}/score-plan`, bodies, 1, 0)).ms.slice(1).flat()));
+      const res = await fetch(`${base}/score-plan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: freshText() });
+      answerBytes.default[b.name].push((await res.arrayBuffer()).byteLength / 512);
+    }
+    // The same calls' batches to each build's client, into a run of its own.
+    const file = join(states[0]!, `trl-${rep}.json`);
+    writeFileSync(file, JSON.stringify({ batches: trlBatches(70_000 + rep * 100, PYTHON_WARMUP + PYTHON_CALLS) }));
+    for (const b of order) {
+      const run = runTrlHarness(b.root, services[builds.indexOf(b)]!.base, file, PYTHON_WARMUP, PYTHON_CALLS);
+      pythonRuns[b.name].push(median(run.call_ms.map((ms, i) => ms / run.floor_ms[i]!)));
+      answerBytes.trl[b.name].push(run.response_bytes / 512);
     }
   }
 } finally {
@@ -141,6 +158,9 @@ writeResult('compare-builds', {
   builds: { before: commitOf(beforeDir), after: commitOf(afterDir) },
   scoring_over_json_parse_64x8: { fresh: figure(inProcessRuns.fresh), template: figure(inProcessRuns.template) },
   http_64x8_fresh_p50_ms: figure(httpRuns, 1),
+  python_trl_call_over_json_floor: figure(pythonRuns),
+  python_calls: PYTHON_CALLS,
+  answer_bytes_per_plan_64x8: { default_detail: figure(answerBytes.default, 0), trl_client: figure(answerBytes.trl, 0) },
   rss_mb: Object.fromEntries(
     builds.map((b) => [b.name, Object.fromEntries((['idle', 'peak', 'after_30s'] as const).map((k) => [k, median(memoryRuns[b.name]!.map((m) => m[k]))]))]),
   ),
