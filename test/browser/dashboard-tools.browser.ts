@@ -170,7 +170,8 @@ t.test('dashboard: verifier playground and knowledge trace', async (t) => {
       page.getByRole('button', { name: 'Score candidates' }).click(),
     ]);
     t.same(codeRequest.postDataJSON(), codeBody, 'the reference code goes as task.reference_code');
-    await page.locator('#ranking li .finding').first().waitFor();
+    // The cards of the run before stay until this answer is shown: wait for the status it sets (the click set "Scoring…").
+    await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('Best:'));
     const cards = await page.$$eval('#ranking li', (items) =>
       items.map((li) => ({ index: Number(li.getAttribute('data-index')), findings: Array.from(li.querySelectorAll('.finding'), (p) => p.textContent) })),
     );
