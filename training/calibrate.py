@@ -41,11 +41,8 @@ MR = [i for i, e in enumerate(examples) if e["source"] == "mrbench"]
 def head_x(items):
     """The dimension layer's inputs [r, r⊙c, r⊙t, r·c, r·t, raw hand features] (finetune.head_x) of
     (example, candidate) pairs, from the float encoder's vectors."""
-    r = V[[examples[i]["candidates"][j]["response"] for i, j in items]]
-    c, t = V[[examples[i]["context"] for i, _ in items]], V[[examples[i]["task"] for i, _ in items]]
-    extra = np.array([examples[i]["candidates"][j]["extra"] for i, j in items], np.float32)
-    rc, rt = r * c, r * t
-    return np.concatenate([r, rc, rt, rc.sum(1, keepdims=True), rt.sum(1, keepdims=True), extra], 1)
+    return dimensions.inputs(V[[examples[i]["candidates"][j]["response"] for i, j in items]], V[[examples[i]["context"] for i, _ in items]],
+                             V[[examples[i]["task"] for i, _ in items]], [examples[i]["candidates"][j]["extra"] for i, j in items])
 
 
 def constant(model, name):

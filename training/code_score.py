@@ -46,11 +46,8 @@ L2 = np.array([metrics["training"]["dimension_layers"]["shipped_l2"][NAMES[d]] f
 
 
 def inputs(responses, items, extra):
-    """The layers' inputs [r, r⊙c, r⊙t, r·c, r·t, raw hand features] (finetune.head_x), float encoder."""
-    r = V[responses]
-    c, t = V[[examples[i]["context"] for i, _ in items]], V[[examples[i]["task"] for i, _ in items]]
-    rc, rt = r * c, r * t
-    return np.concatenate([r, rc, rt, rc.sum(1, keepdims=True), rt.sum(1, keepdims=True), np.array(extra, np.float32)], 1)
+    """The layers' inputs (dimensions.inputs) of these responses in the contexts of `items` (example, k)."""
+    return dimensions.inputs(V[responses], V[[examples[i]["context"] for i, _ in items]], V[[examples[i]["task"] for i, _ in items]], extra)
 
 
 cand = [(i, j) for i in MR for j in range(len(examples[i]["candidates"]))]

@@ -23,6 +23,13 @@ L2_GRID = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 STEPS, LR = 300, 0.02
 
 
+def inputs(r, c, t, extra):
+    """The layers' inputs [r, r⊙c, r⊙t, r·c, r·t, raw hand features] (finetune.head_x) of rows of response,
+    context and task vectors (the float encoder's) and the responses' hand features."""
+    rc, rt = r * c, r * t
+    return np.concatenate([r, rc, rt, rc.sum(1, keepdims=True), rt.sum(1, keepdims=True), np.asarray(extra, np.float32)], 1)
+
+
 def fit(X, Y, l2):
     """X [n, F] raw inputs, Y [n, D] targets in [0, 1], l2 a number or one per dimension → (W [F, D], b [D])
     on the raw inputs."""

@@ -74,25 +74,26 @@ EXTRA_NAMES = data.get("extra_names", [f"extra_{j}" for j in range(K)])
 N_EMB = 3 * DIM
 
 
-# One design-matrix row per candidate of every example: [r, r⊙c, r⊙t, r·c, r·t, extra].
+def design_row(e, response):
+    """A response's design-matrix row in example e's context: [r, r⊙c, r⊙t, r·c, r·t, extra]."""
+    r, c, t = V[response["response"]], V[e["context"]], V[e["task"]]
+    return np.concatenate([r, r * c, r * t, [(r * c).sum(), (r * t).sum()], response["extra"]]).astype(np.float32)
+
+
+# One design-matrix row per candidate of every example.
 rows_of, X_list = [], []
 for e in examples:
-    c, t = V[e["context"]], V[e["task"]]
     start = len(X_list)
-    for cand in e["candidates"]:
-        r = V[cand["response"]]
-        X_list.append(np.concatenate([r, r * c, r * t, [(r * c).sum(), (r * t).sum()], cand["extra"]]).astype(np.float32))
+    X_list.extend(design_row(e, cand) for cand in e["candidates"])
     rows_of.append(np.arange(start, len(X_list)))
 # Then the hard negatives' rows (features.ts), never trained on: per MRBench example, (row, index of the
 # candidate it extends). Held out with their context, they measure what appending a question buys.
 hard_of = []
 for e in examples:
-    c, t = V[e["context"]], V[e["task"]]
     hard_of.append([])
     for h in e.get("hard_negatives", []):
-        r = V[h["response"]]
         hard_of[-1].append((len(X_list), h["of"]))
-        X_list.append(np.concatenate([r, r * c, r * t, [(r * c).sum(), (r * t).sum()], h["extra"]]).astype(np.float32))
+        X_list.append(design_row(e, h))
 X_ALL = np.stack(X_list)
 Y_ALL = np.zeros(len(X_ALL), np.float32)
 Y_ALL[:sum(len(e["candidates"]) for e in examples)] = [c["target"] for e in examples for c in e["candidates"]]
