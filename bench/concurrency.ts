@@ -12,7 +12,7 @@ import { cpus } from 'node:os';
 import { Agent, request } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { benchBatch } from './realistic-plans.js';
-import { residentMb, startBuiltService } from './service.js';
+import { residentMb, MODELS_AT_START, startBuiltService } from './service.js';
 import { writeResult } from './results.js';
 import { densePlan } from '../test/support/plans.js';
 import { EXAMPLE_SCORE_REQUEST } from '../src/contracts/examples.js';
@@ -25,7 +25,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.le
 const round1 = (x: number) => Number(x.toFixed(1));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const { base, child } = await startBuiltService(process.env.WORKERS === undefined ? {} : { WORKERS: process.env.WORKERS });
+const { base, child } = await startBuiltService({ ...MODELS_AT_START, ...(process.env.WORKERS === undefined ? {} : { WORKERS: process.env.WORKERS }) });
 const rssMb = () => Math.round(residentMb(child.pid!));
 /** Workers replaced so far because the resting process held more than IDLE_RSS_MB. */
 const replaced = async () => Number(/^tutor_pool_workers_replaced_total (\d+)$/m.exec(await (await fetch(`${base}/metrics`)).text())?.[1]);

@@ -1,7 +1,7 @@
 // `npm run bench`, dialogue evaluation: every metric of /evaluate-dialogue on a 40-turn teacher–learner
 // conversation over a 20-step tutorial, in process on the production build, each metric timed alone
 // (new text every round, so no cache answers), then the whole request over HTTP.
-import { startBuiltService } from './service.js';
+import { MODELS_AT_START, startBuiltService } from './service.js';
 import { writeResult } from './results.js';
 
 const dist = (p: string) => new URL(`../dist/${p}`, import.meta.url).href;
@@ -62,7 +62,7 @@ for (let r = 0; r < ROUNDS; r++) {
   await time('token_match', () => tokenMatchScore(encoder, hyp, ref));
 }
 
-const { base, child } = await startBuiltService();
+const { base, child } = await startBuiltService(MODELS_AT_START);
 const http: number[] = [];
 try {
   for (let r = 0; r < ROUNDS + 3; r++) {

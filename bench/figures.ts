@@ -61,6 +61,7 @@ interface ScorePlanFigures {
   };
   http_4096: { body_bytes: number; rounds: number; ms: { p50: number }; per_plan_ratio: number };
   http_after_pause: { pause_ms: number; rounds: number; ms: { p50: number; max: number } };
+  http_after_collection: { pause_ms: number; rounds: number; ms: { p50: number; max: number } };
   http_cold_client: { requests: number; client_warm_up: number; ms: { p50: number } };
 }
 function renderScorePlan(r: BenchResult<ScorePlanFigures>): string {
@@ -81,6 +82,7 @@ function renderScorePlan(r: BenchResult<ScorePlanFigures>): string {
     `| over HTTP, 512 × 8 = 4,096 template plans (${mb(s.http_4096.body_bytes)} MB body), ${s.http_4096.rounds} requests taking turns with ${s.batch} | p50 ${f(s.http_4096.ms.p50)} ms; per plan ${f(s.http_4096.per_plan_ratio, 2)}× the ${s.batch} request's (median over the rounds' pairs) | ≤ 1.1× | ${verdict(s.http_4096.per_plan_ratio <= 1.1, `${f(s.http_4096.per_plan_ratio, 2)}×`)} |`,
     `| the first requests of each fresh client (Node's fetch sends a large body slowly in a new process), ${s.http_cold_client.requests} requests | p50 ${f(s.http_cold_client.ms.p50)} ms | | |`,
     `| over HTTP, the template ${s.batch}, each of ${s.http_after_pause.rounds} requests after ${f(s.http_after_pause.pause_ms / 1000, 0)} s of rest (a trainer's step) | p50 ${f(s.http_after_pause.ms.p50)} ms, max ${f(s.http_after_pause.ms.max)} ms | | |`,
+    `| the same after ${f(s.http_after_collection.pause_ms / 1000, 0)} s of rest, past \`IDLE_COLLECT_MS\` (every thread has given back what the traffic grew, and the request grows it again) | p50 ${f(s.http_after_collection.ms.p50)} ms, max ${f(s.http_after_collection.ms.max)} ms | | |`,
   ].join('\n');
 }
 

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { benchBatch } from './realistic-plans.js';
 import { writeResult } from './results.js';
-import { startBuiltService } from './service.js';
+import { MODELS_AT_START, startBuiltService } from './service.js';
 import { randomDensePlan } from '../test/support/plans.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -17,7 +17,7 @@ const root = process.env.BENCH_ROOT ? pathToFileURL(`${resolve(process.env.BENCH
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const round1 = (x: number) => Number(x.toFixed(1));
 
-const { base, child } = await startBuiltService(process.env.WORKERS === undefined ? {} : { WORKERS: process.env.WORKERS }, root);
+const { base, child } = await startBuiltService({ ...MODELS_AT_START, ...(process.env.WORKERS === undefined ? {} : { WORKERS: process.env.WORKERS }) }, root);
 
 const dense = JSON.stringify({ plans: [1, 2, 3, 4].map((seed) => ({ plan: randomDensePlan(15, seed) })), gold: randomDensePlan(15, 9) });
 const scorePlan = JSON.stringify({ ...benchBatch(8, 8), run_id: null });

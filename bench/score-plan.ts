@@ -3,6 +3,7 @@
 // The headline rows score FRESH text (bench/fresh-plans.ts: every sentence new to the service each round,
 // as a policy's samples are); the template batch, whose sentences repeat so the reading caches hit, is the
 // second row.
+import { loadConfig } from '../src/config.js';
 import { DEFAULT_PLAN_LIMITS } from '../src/plan/parse.js';
 import { performance } from 'node:perf_hooks';
 import { CLIENT_WARM_UP, freshClientMs, stagesOf } from './fresh-client.js';
@@ -107,6 +108,8 @@ const HTTP_LARGE_ROUNDS = Number(process.env.BENCH_HTTP_LARGE_ROUNDS ?? 10);
 // passed) before each of its requests.
 const PAUSE_MS = Number(process.env.BENCH_PAUSE_MS ?? 8000);
 const PAUSED_ROUNDS = Number(process.env.BENCH_PAUSED_ROUNDS ?? 5);
+// A rest past IDLE_COLLECT_MS: every thread has given back what the traffic grew, which the request regrows.
+const COLLECTED_PAUSE_MS = loadConfig({}).IDLE_COLLECT_MS + 3000;
 // The Server-Timing stages of a request counted in the default run, and its time outside the service.
 const HTTP_STAGES = ['read', 'judge', 'store', 'compose', 'total', 'outside'] as const;
 // A fresh client's first requests, timed apart (CLIENT_WARM_UP).
@@ -136,6 +139,7 @@ async function httpLatencies() {
     const paired = await freshClientMs(`${base}/score-plan`, [{ body: templateText }, { body: large }], HTTP_LARGE_ROUNDS);
     const alone = await freshClientMs(`${base}/score-plan`, [{ body: templateText }], HTTP_ROUNDS - HTTP_LARGE_ROUNDS);
     const paused = await freshClientMs(`${base}/score-plan`, [{ body: templateText }], PAUSED_ROUNDS, 1, PAUSE_MS);
+    const collected = await freshClientMs(`${base}/score-plan`, [{ body: templateText }], PAUSED_ROUNDS, 1, COLLECTED_PAUSE_MS);
     return {
       freshMs,
       freshStages,
@@ -144,8 +148,9 @@ async function httpLatencies() {
       pairedMs: paired.ms[0]!,
       largeMs: paired.ms[1]!,
       pausedMs: paused.ms[0]!,
+      collectedMs: collected.ms[0]!,
       // What a client not yet warm sees: the first requests of each fresh client.
-      coldClientMs: [freshRun, paired, alone, paused].flatMap((c) => c.clientWarmUp.slice(0, COLD_CLIENT_REQUESTS)),
+      coldClientMs: [freshRun, paired, alone, paused, collected].flatMap((c) => c.clientWarmUp.slice(0, COLD_CLIENT_REQUESTS)),
       largeBytes: large.length,
     };
   } finally {
@@ -184,6 +189,7 @@ const results = {
   },
   http_cold_client: { requests: http.coldClientMs.length, client_warm_up: CLIENT_WARM_UP, ms: { p50: median(http.coldClientMs) } },
   http_after_pause: { pause_ms: PAUSE_MS, rounds: PAUSED_ROUNDS, ms: { p50: median(http.pausedMs), max: Math.max(...http.pausedMs) } },
+  http_after_collection: { pause_ms: COLLECTED_PAUSE_MS, rounds: PAUSED_ROUNDS, ms: { p50: median(http.collectedMs), max: Math.max(...http.collectedMs) } },
   http_4096: {
     body_bytes: http.largeBytes,
     rounds: HTTP_LARGE_ROUNDS,
@@ -205,5 +211,6 @@ console.log(
     `HTTP 4,096        : p50 ${fmt(results.http_4096.ms.p50)} ms; per plan ${fmt(results.http_4096.per_plan_ratio)}× a 512-plan request's (target ≤ 1.1)`,
     `HTTP cold         : p50 ${fmt(results.http_cold_client.ms.p50)} ms, each fresh client's first ${COLD_CLIENT_REQUESTS} requests`,
     `HTTP paused       : p50 ${fmt(results.http_after_pause.ms.p50)} ms, max ${fmt(results.http_after_pause.ms.max)} ms, each request after ${PAUSE_MS / 1000} s of rest`,
+    `HTTP collected    : p50 ${fmt(results.http_after_collection.ms.p50)} ms, max ${fmt(results.http_after_collection.ms.max)} ms, each request after ${COLLECTED_PAUSE_MS / 1000} s of rest`,
   ].join('\n'),
 );

@@ -6,7 +6,7 @@
 //  - resent: the same task and the whole dialogue sent again (texts cached, evidence and BKT recomputed);
 //  - incremental: the previous estimate passed back and one new turn read, as a backend calls it each turn.
 import { readFileSync } from 'node:fs';
-import { startBuiltService } from './service.js';
+import { MODELS_AT_START, startBuiltService } from './service.js';
 import { writeResult } from './results.js';
 
 const ROUNDS = Number(process.env.BENCH_TRACE_ROUNDS ?? 60);
@@ -50,7 +50,7 @@ const dialogue = (round: number) =>
     text: `${turnPool[i % turnPool.length]!.text} [${round}.${i}]`,
   }));
 
-const { base, child } = await startBuiltService();
+const { base, child } = await startBuiltService(MODELS_AT_START);
 const post = async (body: unknown) => {
   const res = await fetch(`${base}/trace-knowledge`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const json = (await res.json()) as { kcs: { id: string; p_after: number }[]; turns_total: number };

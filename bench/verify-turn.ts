@@ -9,7 +9,7 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { SentenceEncoder } from '../src/text/encoder.js';
 import { fitContext, taskText, turnLine } from '../src/verify/format.js';
 import { ConfigSchema } from '../src/config.js';
-import { startBuiltService } from './service.js';
+import { MODELS_AT_START, startBuiltService } from './service.js';
 import { writeResult } from './results.js';
 
 const ROUNDS = Number(process.env.BENCH_VERIFY_ROUNDS ?? 60);
@@ -94,7 +94,7 @@ async function floorMs(request: { task: ReturnType<typeof task>; context: Return
   return performance.now() - t;
 }
 
-const { base, child } = await startBuiltService();
+const { base, child } = await startBuiltService(MODELS_AT_START);
 /** The encoder cache's hits so far, from /metrics. */
 async function cacheHits(): Promise<number> {
   const text = await (await fetch(`${base}/metrics`)).text();

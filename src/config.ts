@@ -173,9 +173,11 @@ export const ConfigSchema = z
       .min(64)
       .default(128)
       .describe('V8 old generation per worker, at least 64; a task that needs more fails with 503 (the worker is replaced)'),
-    IDLE_COLLECT_MS: int(2000).describe('how long the worker pool must rest after work before it checks `IDLE_RSS_MB`'),
+    IDLE_COLLECT_MS: int(10_000).describe(
+      "how long the worker pool must rest after work before every thread runs a memory-reducing collection, giving back what the traffic grew (the next request pays for regrowing it: see docs/concurrency.md); longer than a trainer's step keeps its calls warm",
+    ),
     IDLE_RSS_MB: int(1024).describe(
-      'resident memory (MiB) a resting process may keep: `IDLE_COLLECT_MS` after the last task, if it holds more, the workers collect their heaps and, if it still does, are replaced by fresh ones, one at a time; keep it well above what the process holds after ordinary traffic with its models, loaded in every worker at start (`process_resident_memory_bytes` on `/metrics`): a bound the process passes after every burst replaces its workers at every pause, and each request after a pause then runs on cold workers',
+      'resident memory (MiB) a process may still hold after the collection of `IDLE_COLLECT_MS`: if it holds more, the workers are replaced by fresh ones, one at a time (what the collections cannot give back: malloc arenas the worker threads grew); keep it well above what the process holds at rest with its models (`process_resident_memory_bytes` on `/metrics`), or every rest replaces the workers and the request after it runs on cold ones',
     ),
     ORT_DISABLE_TELEMETRY: z
       .enum(['0', '1'])

@@ -2,7 +2,7 @@
 import './node-version.js';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
-import { loadConfig, planLimits } from './config.js';
+import { loadConfig, planLimits, readyRequires } from './config.js';
 import { serviceDefaults } from './service/context.js';
 import { selfCheck } from './scoring/self-check.js';
 import { ShuttingDown } from './common/errors.js';
@@ -39,8 +39,15 @@ const { config, app, readiness, capabilities, storeOpened, keyRing } = await sta
 // PostgreSQL not reached yet: the port is open (liveness passes) and /ready says why not; start-up that
 // gives up on it (STATE_WAIT_MS, or a database that cannot be used) ends the process with one line.
 storeOpened.then(() => app.log.info('run state store ready'), cannotStart);
-// Models load in the background once the port is open; /ready reports each capability meanwhile.
+// WordNet (shared by the workers, cheap) and the capabilities /ready requires load in the background once
+// the port is open; /ready reports each meanwhile. Another model loads in every worker when a request first
+// needs it: a process that only scores plans holds no ONNX session (about 90 MB a worker).
+const atStart = new Set(['meteor', ...readyRequires(config)]);
 for (const [name, capability] of Object.entries(capabilities)) {
+  if (!atStart.has(name)) {
+    app.log.info({ capability: name }, 'capability loads on first use');
+    continue;
+  }
   capability.get().then(
     () => app.log.info({ capability: name }, 'capability ready'),
     (e: Error) => app.log.error({ capability: name, reason: e.message }, 'capability unavailable'),

@@ -110,24 +110,26 @@ t.test('service process: SIGTERM answers the work left near the end of the grace
   t.ok(svc.lines.some((l) => l.msg === 'stopped'));
 });
 
-t.test('service process: the verifier loads once at start-up; without it the rest is served', async (t) => {
-  const svc = await startService({ STATE_DIR: tempStateDir() });
+t.test('service process: the verifier loads at start-up when READY_REQUIRES names it; a broken one leaves the rest served', async (t) => {
+  const svc = await startService({ STATE_DIR: tempStateDir(), READY_REQUIRES: 'verify_turn' });
   t.teardown(() => svc.child.kill('SIGKILL'));
   t.match(await svc.waitForLine((l) => l.capability === 'verify_turn'), { msg: 'capability ready' });
   t.match(await (await fetch(`${svc.base}/ready`)).json(), { ready: true, capabilities: { verify_turn: { ready: true, reason: 'ok' } } });
 
+  // Not required, it loads on first use: the broken directory is found by the first request that needs it.
   const broken = await startService({ STATE_DIR: tempStateDir(), VERIFIER_DIR: tempStateDir() });
   t.teardown(() => broken.child.kill('SIGKILL'));
-  t.match(await broken.waitForLine((l) => l.capability === 'verify_turn'), { msg: 'capability unavailable', reason: /manifest\.json: ENOENT/ });
-  const ready = await fetch(`${broken.base}/ready`);
-  t.equal(ready.status, 200);
-  t.match(await ready.json(), { ready: true, capabilities: { verify_turn: { ready: false, reason: /ENOENT/ } } });
+  t.match(await broken.waitForLine((l) => l.capability === 'verify_turn'), { msg: 'capability loads on first use' });
   const verify = await fetch(`${broken.base}/verify-turn`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ task: { description: 'Add 2 and 3.' }, context: [], candidates: ['What is 2 + 3?'] }),
   });
   t.equal(verify.status, 503);
+  t.match(await verify.json(), { message: /turn verifier is unavailable: .*manifest\.json: ENOENT/ });
+  const ready = await fetch(`${broken.base}/ready`);
+  t.equal(ready.status, 200, 'the core is still ready');
+  t.match(await ready.json(), { ready: true, capabilities: { verify_turn: { ready: false, reason: /ENOENT/ } } });
   const scored = await fetch(`${broken.base}/score-plan`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -88,7 +88,7 @@ export function installMetrics(app: FastifyInstance, pool: WorkPool, capabilitie
     });
   counter(
     'tutor_pool_idle_collections_total',
-    'Full garbage collections of every worker, run IDLE_COLLECT_MS after the pool last worked when the process held more than IDLE_RSS_MB',
+    'Memory-reducing garbage collections of every thread, run IDLE_COLLECT_MS after the pool last worked',
     () => pool.collections().count,
   );
   counter('tutor_pool_collected_bytes_total', 'Worker heap those collections gave back', () => pool.collections().freedBytes);

@@ -95,13 +95,15 @@ export interface PoolOptions {
 // 48 MiB raised multi-client /score-plan throughput for no measurable resident memory (docs/concurrency.md).
 const WORKER_YOUNG_GENERATION_MB = 48;
 
-// After a soak the workers kept their grown heaps (RSS far above its idle size): V8 returns freed pages
-// only after a full collection, and a worker waiting for tasks runs none. So once the pool has had no task
-// for IDLE_COLLECT_MS after doing work and the process holds more than IDLE_RSS_MB, each worker collects once (a
-// request arriving meanwhile waits for it). Only then: the requests after a collection fault the heap back
-// in (the first 64×8 request after a rest was markedly slower). Collections do not give back the malloc
-// arenas the workers' threads grew (a large share of RSS after a soak); if the process is still above the
-// bound, the workers are replaced, one at a time.
+// After traffic the threads keep their grown heaps (after 64×8 requests of fresh text the process held
+// about 200 MB more than at rest): V8 returns freed pages only after a full collection, a worker waiting
+// for tasks runs none, and only a memory-reducing one shrinks the young generations. So once the pool has
+// had no task for IDLE_COLLECT_MS after doing work, every thread runs one (a request arriving meanwhile
+// waits for it). The price is the next request's: V8 grows the young generations again and recompiles
+// what the collection dropped (the first fresh 64×8 request after such a rest took about three times a
+// warm one), so the rest is long against a trainer's step. Collections do not give back the malloc arenas
+// the workers' threads grew (a large share of RSS after a soak at 8 connections); if the process is still
+// above IDLE_RSS_MB, the workers are replaced, one at a time.
 // A replacement loads its models before it is ready, far sooner than this; one that is not ready by then failed.
 const REPLACEMENT_READY_MS = 30_000;
 
@@ -235,12 +237,11 @@ export async function createPool(o: PoolOptions): Promise<WorkPool> {
     await replacing;
     if (closing || !worked || live.size > 0) return;
     worked = false;
-    if (!aboveBound()) return;
     dropSpareShared();
     const collecting = each('collectTask', null).catch(() => []);
     // The main thread's heap too, meanwhile: after heavy traffic it holds pages its live objects no longer
-    // need until V8's memory reducer gets to them, well into the rest, so the process could stay above the
-    // bound after its workers were replaced. One full collection gives them back at once.
+    // need until V8's memory reducer gets to them, well into the rest, and its young generation (sized from
+    // the machine's memory) is the largest of all. One collection gives them back at once.
     await collectTask(null, () => false);
     const heaps = await collecting;
     if (heaps.length === 0) return;

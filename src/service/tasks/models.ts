@@ -37,8 +37,8 @@ const configured = (): WorkerSettings => {
   return settings;
 };
 
-// Each thread loads the models once, on first use, one per directory (the default verifier shares
-// ENCODER_DIR's encoder). Keyed by directory, several in-process services (WORKERS=0) in one process each
+// Each thread loads the models once, on first use, one per directory (a verifier whose encoder is
+// ENCODER_DIR's shares it). Keyed by directory, several in-process services (WORKERS=0) in one process each
 // get the models they were configured with.
 function loadOnce<T>(loaded: Map<string, Promise<T>>, dir: string, load: (absolute: string) => Promise<T>): Promise<T> {
   const key = resolve(dir);

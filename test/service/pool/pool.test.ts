@@ -1,15 +1,17 @@
-// A resting process above IDLE_RSS_MB gives back what its workers grew while working (docs/concurrency.md, Memory).
+// A resting process gives back what its threads grew while working, and replaces its workers above IDLE_RSS_MB (docs/concurrency.md, Memory).
 // IDLE_COLLECT_MS is small here, so a test waits for the rest it needs, not for a fixed time. That something
 // does not happen is shown by an event ordered after the moment it would have begun: a timer of the same
 // length, set after the pool's would have been, fires after it (Node runs equal timers in the order they were set),
 // and a collection puts its tasks in the pool before it yields.
 import t from 'tap';
+import { getHeapSpaceStatistics } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { EXAMPLE_SCORE_REQUEST } from '../../../src/contracts/examples.js';
 import { TraceKnowledgeRequestSchema } from '../../../src/contracts/trace-knowledge.js';
 import { VerifyTurnRequestSchema } from '../../../src/contracts/verify-turn.js';
 import { reuseShared, sharedBytes } from '../../../src/common/movable-bytes.js';
 import { holdLoads, loadsRunning } from '../../../src/service/pool/model-flags.js';
+import { collectTask } from '../../../src/service/tasks/memory.js';
 import { example, metricValue, testApp, until } from '../../support/app.js';
 import { never, testPool } from '../../support/pool.js';
 
@@ -29,7 +31,7 @@ async function poolMetrics(app: FastifyInstance) {
 }
 
 t.test('the workers run a full collection once the pool has been idle after work, and not again until it works', async (t) => {
-  // IDLE_RSS_MB=1: the process is always above it, so every rest after work collects (and then replaces).
+  // IDLE_RSS_MB=1: the process is always above it, so every rest after work collects, then replaces.
   const app = await testApp({ WORKERS: 2, IDLE_RSS_MB: 1, IDLE_COLLECT_MS });
   t.teardown(() => app.close());
   // 1,024 plans over both workers leave garbage behind: parsed plans, their graphs, the detail texts. In
@@ -121,16 +123,34 @@ t.test('a request during a replacement is served by the other worker, and the ro
   t.equal(pool.collections().count, 2);
 });
 
-t.test('a resting process under IDLE_RSS_MB neither collects nor replaces its workers', async (t) => {
+t.test('a resting process under IDLE_RSS_MB collects and lets the kept body buffer go, but replaces no worker', async (t) => {
   const app = await testApp({ WORKERS: 2, IDLE_RSS_MB: 1_000_000, IDLE_COLLECT_MS });
   t.teardown(() => app.close());
   const kept = sharedBytes(1 << 20);
   reuseShared(kept);
   t.equal((await app.inject({ method: 'POST', url: '/verify-turn', payload: example(VerifyTurnRequestSchema) })).statusCode, 200);
-  // The rest after the request has begun before this timer fires; a collection would have put its tasks in the pool.
+  await until('the collection of the rest', async () => (await poolMetrics(app)).count === 1);
+  // A replacement round would have begun in the same turn as the collection's end, before this timer fires.
   await rest();
-  t.match(await poolMetrics(app), { count: 0, replaced: 0, busy: 0 }, 'no collection, no replacement');
-  t.equal(sharedBytes(1 << 20).buffer, kept.buffer, 'the buffer kept for the next large body is still kept');
+  t.match(await poolMetrics(app), { count: 1, replaced: 0, busy: 0 }, 'a collection, no replacement');
+  t.not(sharedBytes(1 << 20).buffer, kept.buffer, 'the buffer kept for the next large body is let go');
+});
+
+t.test('a collection shrinks the young generation traffic grew, which a plain full collection keeps', async (t) => {
+  const young = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!.space_size;
+  // Objects that live across a few scavenges make V8 grow the young generation.
+  const grow = () => {
+    let kept: object[][] = [];
+    for (let r = 0; r < 200; r++) {
+      kept.push(Array.from({ length: 20_000 }, (_, i) => ({ i, s: `x${i}` })));
+      if (kept.length > 5) kept.shift();
+    }
+    kept = [];
+  };
+  grow();
+  const grown = young();
+  await collectTask(null, () => false);
+  t.ok(young() < grown, `young generation ${(grown / 2 ** 20).toFixed(0)} → ${(young() / 2 ** 20).toFixed(0)} MiB`);
 });
 
 t.test('a model load warms the model in every worker: each runs one inference, its first, before any request', async (t) => {
