@@ -41,7 +41,7 @@ const { config, app, readiness, capabilities, storeOpened, keyRing } = await sta
 storeOpened.then(() => app.log.info('run state store ready'), cannotStart);
 // WordNet (shared by the workers, cheap) and the capabilities /ready requires load in the background once
 // the port is open; /ready reports each meanwhile. Another model loads in every worker when a request first
-// needs it: a process that only scores plans holds no ONNX session (about 90 MB a worker).
+// needs it: a process that only scores plans holds no ONNX session (about 70 MB a worker).
 const atStart = new Set(['meteor', ...readyRequires(config)]);
 for (const [name, capability] of Object.entries(capabilities)) {
   if (!atStart.has(name)) {
