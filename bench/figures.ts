@@ -11,6 +11,8 @@ import { type BenchResult, readResult } from './results.js';
 const f = (x: number, d = 1) => x.toFixed(d);
 const int = (x: number) => Math.round(x).toLocaleString('en-US');
 const mb = (bytes: number) => f(bytes / 1e6, 2);
+/** `n` and its noun, plural unless n is 1. */
+const count = (n: number, noun: string) => `${int(n)} ${noun}${n === 1 ? '' : 's'}`;
 /** Met or missed, said plainly: "met", or "**missed**" with how far off the worst case is. */
 const verdict = (ok: boolean, off: string) => (ok ? 'met' : `**missed** (${off})`);
 
@@ -620,7 +622,7 @@ function renderCompareBuilds(r: BenchResult<CompareBuildsFigures>): string {
   const bytes = s.answer_bytes_per_plan_64x8;
   return [
     `${measuredOn(r, 'node --import tsx scripts/compare-builds.ts BEFORE AFTER')} Build ${s.builds.before} and build ${s.builds.after} in turns, ` +
-      `${s.repetitions} repetitions (1-minute load ${s.loadavg_1min.map((x) => f(x, 2)).join(', ')} as each began); in process ${s.in_process_rounds} rounds each, ` +
+      `${count(s.repetitions, 'repetition')} (1-minute load ${s.loadavg_1min.map((x) => f(x, 2)).join(', ')} as each began); in process ${s.in_process_rounds} rounds each, ` +
       `over HTTP ${s.http_rounds} fresh 64×8 requests from a fresh client each, and ${s.python_calls} calls of each build's own Python client as TRL calls it ` +
       `(64×8 fresh text each call, after 5 untimed); each figure the median of the repetitions' medians (each repetition's in brackets).`,
     '',
@@ -743,7 +745,7 @@ function renderRevealsFix(r: BenchResult<RevealsFixFigures>): string {
     `| --- | ${conditions.map(() => '---').join(' | ')} |`,
     ...kinds.map((k) => {
       const n = s.conditions[conditions[0]!]!.kinds[k]!.candidates;
-      return `| ${FIX_KIND_LABEL[k] ?? k}${n < s.tasks ? ` (${n} tasks)` : ''} | ${conditions.map((c) => share(s.conditions[c]!.kinds[k]!)).join(' | ')} |`;
+      return `| ${FIX_KIND_LABEL[k] ?? k}${n < s.tasks ? ` (${count(n, 'task')})` : ''} | ${conditions.map((c) => share(s.conditions[c]!.kinds[k]!)).join(' | ')} |`;
     }),
     `| ranked first: the question quoting the buggy line | ${conditions.map((c) => `${first(c).socratic_first} of ${first(c).requests}`).join(' | ')} |`,
     `| ranked first: a revealing or wrong turn | ${conditions.map((c) => `${first(c).revealing_or_wrong} of ${first(c).requests}`).join(' | ')} |`,

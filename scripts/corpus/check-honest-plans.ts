@@ -12,7 +12,6 @@ import { parseArgs } from 'node:util';
 import { loadConfig, planLimits } from '../../src/config.js';
 import { GAMING_SIGNAL_CODES, type GamingSignalCode } from '../../src/contracts/gaming.js';
 import type { Plan } from '../../src/contracts/plan.js';
-import type { Profile } from '../../src/contracts/profile.js';
 import { resolvePalette } from '../../src/plan/palette.js';
 import { evaluatePlan, groupContext, type PlanEvaluation } from '../../src/scoring/evaluate-plan.js';
 import { DEFAULT_SCORING } from '../../src/scoring/score-groups.js';

@@ -117,7 +117,7 @@ t.test('output "value": the raw output is the turn value, clamped to [0, 1]', as
       api,
     );
     const body = server.calls[0]!.body as Record<string, unknown>;
-    t.equal(api === 'vllm' ? body.use_activation : body.raw_scores, api === 'vllm' ? false : true, `${api} asked for raw outputs`);
+    t.equal(api === 'vllm' ? body.use_activation : body.raw_scores, api !== 'vllm', `${api} asked for raw outputs`);
   }
 });
 
