@@ -1,5 +1,5 @@
 // A worker's memory: a full collection of its heap, or the worker itself ended and replaced.
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { isMainThread, threadId } from 'node:worker_threads';
 import type { Stop } from './task.js';
@@ -21,11 +21,11 @@ export async function retireTask(round: number, _stop: Stop): Promise<'fresh'> {
 const MEMORY_REDUCING = { type: 'major', execution: 'sync', flavor: 'last-resort' } as const;
 let fullCollection: ((options: typeof MEMORY_REDUCING) => void) | undefined;
 /**
- * A memory-reducing collection of this thread's heap, with the heap's size before and after it, bytes,
- * and the thread it ran in. V8 returns a heap's freed pages to the system only after a full collection,
+ * A memory-reducing collection of this thread's heap, with the heap's size before and after it and its
+ * young generation's after it, bytes, and the thread it ran in. V8 returns a heap's freed pages to the system only after a full collection,
  * and an idle pool worker runs none.
  */
-export async function collectTask(_input: null, _stop: Stop): Promise<{ before: number; after: number; thread: number }> {
+export async function collectTask(_input: null, _stop: Stop): Promise<{ before: number; after: number; young: number; thread: number }> {
   if (!fullCollection) {
     // The flag turned on at run time exposes `gc` to contexts made after it: no --expose-gc in `npm start`.
     setFlagsFromString('--expose-gc');
@@ -33,5 +33,6 @@ export async function collectTask(_input: null, _stop: Stop): Promise<{ before: 
   }
   const before = getHeapStatistics().total_heap_size;
   fullCollection!(MEMORY_REDUCING);
-  return { before, after: getHeapStatistics().total_heap_size, thread: threadId };
+  const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
+  return { before, after: getHeapStatistics().total_heap_size, young, thread: threadId };
 }

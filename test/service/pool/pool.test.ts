@@ -153,6 +153,14 @@ t.test('a collection shrinks the young generation traffic grew, which a plain fu
   t.ok(young() < grown, `young generation ${(grown / 2 ** 20).toFixed(0)} → ${(young() / 2 ** 20).toFixed(0)} MiB`);
 });
 
+t.test("a collection leaves a worker's semi-space at the pool's smallest, not V8's 1 MiB, from which it grew back slowly", async (t) => {
+  const { pool } = await testPool();
+  t.teardown(() => pool.close());
+  const heaps = await pool.each('collectTask', null);
+  t.equal(heaps.length, 2);
+  for (const h of heaps) t.ok(h.young >= 4 * 2 ** 20, `worker ${h.thread}: young generation ${(h.young / 2 ** 20).toFixed(1)} MiB`);
+});
+
 t.test('a model load warms the model in every worker: each runs one inference, its first, before any request', async (t) => {
   const { pool } = await testPool();
   t.teardown(() => pool.close());
