@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { NOT_LOADED } from '../src/service/capability.js';
 
 /** A process's resident memory, MiB (Linux). */
 export const residentMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
@@ -34,15 +35,15 @@ export async function startBuiltService(
       if (msg.startsWith('Server listening at ')) resolve(msg.slice('Server listening at '.length));
     });
   });
+  // A model that loads on its first use is not waited for.
+  const lazy = (c: { reason: string }) => c.reason === NOT_LOADED;
   for (;;) {
     const ready = (await (await fetch(`${base}/ready`)).json()) as { ready: boolean; capabilities: Record<string, { ready: boolean; reason: string }> };
-    const lazy = (c: { reason: string }) => c.reason.startsWith('not loaded yet');
     const failed = Object.entries(ready.capabilities).find(([, c]) => !c.ready && c.reason !== 'loading' && !lazy(c));
     if (failed) {
       child.kill('SIGTERM');
       throw new Error(`${failed[0]} did not load: ${failed[1].reason}`);
     }
-    // A model that loads on its first use is not waited for.
     if (ready.ready && Object.values(ready.capabilities).every((c) => c.ready || lazy(c))) return { base, child };
     await new Promise((r) => setTimeout(r, 50));
   }

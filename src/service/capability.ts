@@ -12,9 +12,12 @@ export class CapabilityUnavailable extends ServiceError {
   }
 }
 
+/** The reason a capability gives before anything asked for it. */
+export const NOT_LOADED = 'not loaded yet (loads on first use)';
+
 export class Capability<T> {
   private loading: Promise<T> | undefined;
-  private state: CapabilityStatus = { ready: false, reason: 'not loaded yet (loads on first use)' };
+  private state: CapabilityStatus = { ready: false, reason: NOT_LOADED };
 
   /**
    * `settings`: setting name → its directory, named instead of the path in what clients are told.
